@@ -1,0 +1,564 @@
+"""The ``graph`` dialect: tensor-level ops with value semantics.
+
+Every op implements the interface of :class:`GraphOp` (result-type inference,
+fuse pattern, numpy reference semantics); see ``graph_base``.  Syntax:
+
+    %c = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %z = graph.constant splat 0.0 : tensor<1024x1024xf32>
+    %y = graph.relu %x : tensor<8x16xf32>
+    %s = graph.add %a, %b : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+    %m = graph.matmul %a, %w : (tensor<8x784xf32>, tensor<784x128xf32>) -> tensor<8x128xf32>
+    %t = graph.transpose %x {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    %r = graph.reduce_sum %x {axes = array<i64: -1>, keepdims} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    %p = graph.softmax %x {axis = -1 : i64} : (tensor<8x10xf32>) -> tensor<8x10xf32>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import ConstantLike, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph_base import (
+    ALL_TYPES,
+    FLOAT_TYPES,
+    NUMERIC_TYPES,
+    BinaryBroadcastOp,
+    GraphOp,
+    ReduceOp,
+    UnaryElementwiseOp,
+    broadcast_shapes,
+    check_static_tensor,
+    dense_i64_array,
+    element_type_of,
+    normalize_axis,
+    numpy_dtype,
+    shape_str,
+    tensor,
+    tensor_of,
+)
+
+# --------------------------------------------------------------------------
+# constant
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ConstantOp(GraphOp):
+    """A constant tensor, dense or splat (one value repeated, stored once)."""
+
+    name = "graph.constant"
+    value = opt_prop_def(DenseIntOrFPElementsAttr)
+    splat = opt_prop_def(FloatAttr | IntegerAttr)
+    result = result_def(TensorType)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
+    traits = traits_def(Pure(), ConstantLike())
+
+    def __init__(
+        self,
+        result_type: TensorType,
+        value: DenseIntOrFPElementsAttr | None = None,
+        splat: FloatAttr | IntegerAttr | None = None,
+    ):
+        props: dict[str, Attribute] = {}
+        if value is not None:
+            props["value"] = value
+        if splat is not None:
+            props["splat"] = splat
+        super().__init__(result_types=[result_type], properties=props)
+
+    @staticmethod
+    def from_array(array: np.ndarray, keep_dense: bool = False) -> ConstantOp:
+        """A constant holding ``array``; uniform arrays become splats."""
+        array = np.asarray(array)
+        elem = element_type_of(array.dtype)
+        ty = tensor(array.shape, elem)
+        flat = array.reshape(-1)
+        if not keep_dense and flat.size > 1 and bool(np.all(flat == flat[0])):
+            return ConstantOp.splat_of(ty, flat[0].item())
+        if flat.size == 1 and not keep_dense:
+            return ConstantOp.splat_of(ty, flat[0].item())
+        if elem == IntegerType(1):
+            data = (array.astype(np.int8) * -1).tobytes()
+        else:
+            data = np.ascontiguousarray(array).tobytes()
+        return ConstantOp(ty, value=DenseIntOrFPElementsAttr(ty, BytesAttr(data)))
+
+    @staticmethod
+    def splat_of(result_type: TensorType, scalar: float | int | bool) -> ConstantOp:
+        elem = result_type.element_type
+        if elem in FLOAT_TYPES:
+            attr: FloatAttr | IntegerAttr = FloatAttr(float(scalar), elem)  # type: ignore[arg-type]
+        else:
+            assert isinstance(elem, IntegerType)
+            attr = IntegerAttr(int(scalar), elem)
+        return ConstantOp(result_type, splat=attr)
+
+    @property
+    def is_splat(self) -> bool:
+        return self.splat is not None
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        if self.value is not None:
+            return [self.value.type]
+        return [self.result.type]
+
+    def verify_extra(self) -> None:
+        if (self.value is None) == (self.splat is None):
+            raise VerifyException(
+                "graph.constant: exactly one of 'value' (dense) and 'splat' must be given"
+            )
+        elem = tensor_of(self.result).element_type
+        if self.splat is not None and self.splat.type != elem:
+            raise VerifyException(
+                f"graph.constant: splat value type {self.splat.type} does not match "
+                f"element type {elem}"
+            )
+        if self.value is not None and not self.value.shape_is_complete:
+            raise VerifyException(
+                f"graph.constant: dense value holds {len(self.value)} elements, "
+                f"its type {self.value.type} needs {prod(self.value.get_shape())}"
+            )
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        ty = tensor_of(self.result)
+        dtype = numpy_dtype(ty.element_type)
+        shape = ty.get_shape()
+        if self.splat is not None:
+            return [np.full(shape, self.splat.value.data, dtype=dtype)]
+        assert self.value is not None
+        if dtype == np.bool_:
+            raw = np.frombuffer(self.value.data.data, dtype=np.int8) != 0
+        else:
+            raw = np.frombuffer(self.value.data.data, dtype=dtype)
+        return [raw.reshape(shape).copy()]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        if parser.parse_optional_keyword("splat") is not None:
+            pos = parser.pos
+            negative = parser.parse_optional_punctuation("-") is not None
+            if (word := parser.parse_optional_boolean()) is not None:
+                number: float | int = int(word)
+            else:
+                number = parser.parse_number()
+            if negative:
+                number = -number
+            attrs = parser.parse_optional_attr_dict()
+            parser.parse_punctuation(":")
+            ty = parser.parse_type()
+            if not isinstance(ty, TensorType):
+                parser.raise_error(f"graph.constant: expected a tensor type, got {ty}", pos)
+            elem = ty.element_type
+            if elem in FLOAT_TYPES:
+                splat: FloatAttr | IntegerAttr = FloatAttr(float(number), elem)  # type: ignore[arg-type]
+            elif isinstance(elem, IntegerType):
+                if isinstance(number, float) and not number.is_integer():
+                    parser.raise_error(
+                        f"graph.constant: splat {number} is not an integer for {elem}", pos
+                    )
+                splat = IntegerAttr(int(number), elem)
+            else:
+                parser.raise_error(f"graph.constant: unsupported element type {elem}", pos)
+            op = cls(ty, splat=splat)
+        else:
+            pos = parser.pos
+            value = parser.parse_attribute()
+            if not isinstance(value, DenseIntOrFPElementsAttr) or not isinstance(
+                value.type, TensorType
+            ):
+                parser.raise_error(
+                    "graph.constant: expected 'splat <number> : <type>' or a dense "
+                    "tensor attribute such as 'dense<[1.0, 2.0]> : tensor<2xf32>'",
+                    pos,
+                    parser.pos,
+                )
+            attrs = parser.parse_optional_attr_dict()
+            op = cls(value.type, value=value)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        if self.splat is not None:
+            printer.print_string("splat ")
+            value = self.splat.value.data
+            if isinstance(self.splat, IntegerAttr) and self.splat.type == IntegerType(1):
+                printer.print_string("true" if value else "false")
+            elif isinstance(self.splat, FloatAttr):
+                printer.print_float(float(value), self.splat.type)
+            else:
+                printer.print_string(str(int(value)))
+            printer.print_op_attributes(self.attributes)
+            printer.print_string(" : ")
+            printer.print_attribute(self.result.type)
+        else:
+            assert self.value is not None
+            printer.print_attribute(self.value)
+            printer.print_op_attributes(self.attributes)
+
+
+# --------------------------------------------------------------------------
+# elementwise
+# --------------------------------------------------------------------------
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+@irdl_op_definition
+class NegOp(UnaryElementwiseOp):
+    name = "graph.neg"
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+    NUMPY_FN = staticmethod(np.negative)
+
+
+@irdl_op_definition
+class ExpOp(UnaryElementwiseOp):
+    name = "graph.exp"
+    NUMPY_FN = staticmethod(np.exp)
+
+
+@irdl_op_definition
+class LogOp(UnaryElementwiseOp):
+    name = "graph.log"
+    NUMPY_FN = staticmethod(np.log)
+
+
+@irdl_op_definition
+class SqrtOp(UnaryElementwiseOp):
+    name = "graph.sqrt"
+    NUMPY_FN = staticmethod(np.sqrt)
+
+
+@irdl_op_definition
+class TanhOp(UnaryElementwiseOp):
+    name = "graph.tanh"
+    NUMPY_FN = staticmethod(np.tanh)
+
+
+@irdl_op_definition
+class SigmoidOp(UnaryElementwiseOp):
+    name = "graph.sigmoid"
+    NUMPY_FN = staticmethod(_sigmoid)
+
+
+@irdl_op_definition
+class ReluOp(UnaryElementwiseOp):
+    name = "graph.relu"
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+    NUMPY_FN = staticmethod(lambda x: np.maximum(x, np.zeros((), dtype=x.dtype)))
+
+
+@irdl_op_definition
+class AddOp(BinaryBroadcastOp):
+    name = "graph.add"
+    NUMPY_FN = staticmethod(np.add)
+
+
+@irdl_op_definition
+class SubOp(BinaryBroadcastOp):
+    name = "graph.sub"
+    NUMPY_FN = staticmethod(np.subtract)
+
+
+@irdl_op_definition
+class MulOp(BinaryBroadcastOp):
+    name = "graph.mul"
+    NUMPY_FN = staticmethod(np.multiply)
+
+
+@irdl_op_definition
+class DivOp(BinaryBroadcastOp):
+    """Floating-point division (integer division is not defined yet)."""
+
+    name = "graph.div"
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    NUMPY_FN = staticmethod(np.divide)
+
+
+@irdl_op_definition
+class MaximumOp(BinaryBroadcastOp):
+    """Elementwise maximum; NaN propagates, as in numpy."""
+
+    name = "graph.maximum"
+    NUMPY_FN = staticmethod(np.maximum)
+
+
+# --------------------------------------------------------------------------
+# matmul
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class MatmulOp(GraphOp):
+    """``a[..., M, K] @ b[..., K, N]``; batch dims broadcast as in numpy."""
+
+    name = "graph.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs], result_types=[self.infer_type(lhs.type, rhs.type)])
+
+    @classmethod
+    def infer_type(cls, lhs: Attribute, rhs: Attribute) -> TensorType:
+        check_static_tensor(cls.name, "lhs", lhs)
+        check_static_tensor(cls.name, "rhs", rhs)
+        assert isinstance(lhs, TensorType) and isinstance(rhs, TensorType)
+        a, b = lhs.get_shape(), rhs.get_shape()
+        if len(a) < 2 or len(b) < 2:
+            raise VerifyException(
+                f"graph.matmul: operands must have rank >= 2 ({shape_str(a)} vs {shape_str(b)})"
+            )
+        if lhs.element_type != rhs.element_type:
+            raise VerifyException(
+                f"graph.matmul: element types differ ({lhs.element_type} vs {rhs.element_type})"
+            )
+        if a[-1] != b[-2]:
+            raise VerifyException(
+                f"graph.matmul: inner dimensions differ ({shape_str(a)} vs {shape_str(b)})"
+            )
+        batch = broadcast_shapes(cls.name, a[:-2], b[:-2])
+        return tensor((*batch, a[-2], b[-1]), lhs.element_type)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.lhs.type, self.rhs.type)]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        a, b = inputs
+        return [np.matmul(a, b).astype(a.dtype, copy=False)]
+
+
+# --------------------------------------------------------------------------
+# layout
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class TransposeOp(GraphOp):
+    """Permute axes: ``out.shape[i] = in.shape[perm[i]]``."""
+
+    name = "graph.transpose"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    perm = prop_def(DenseArrayBase)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, perm: Sequence[int] | None = None):
+        rank = len(tensor_of(input).get_shape())
+        perm = tuple(reversed(range(rank))) if perm is None else tuple(perm)
+        super().__init__(
+            operands=[input],
+            result_types=[self.infer_type(input.type, perm)],
+            properties={"perm": dense_i64_array(perm)},
+        )
+
+    @classmethod
+    def infer_type(cls, input: Attribute, perm: Sequence[int]) -> TensorType:
+        check_static_tensor(cls.name, "input", input)
+        assert isinstance(input, TensorType)
+        shape = input.get_shape()
+        if sorted(perm) != list(range(len(shape))):
+            raise VerifyException(
+                f"graph.transpose: perm {list(perm)} is not a permutation of the "
+                f"{len(shape)} axes of {shape_str(shape)}"
+            )
+        return tensor([shape[p] for p in perm], input.element_type)
+
+    @property
+    def permutation(self) -> tuple[int, ...]:
+        return tuple(self.perm.get_values())  # type: ignore[arg-type]
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.input.type, self.permutation)]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return [np.ascontiguousarray(np.transpose(inputs[0], self.permutation))]
+
+
+@irdl_op_definition
+class ReshapeOp(GraphOp):
+    """Same elements in row-major order, new shape (given by the result type)."""
+
+    name = "graph.reshape"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, shape: Sequence[int]):
+        super().__init__(operands=[input], result_types=[self.infer_type(input.type, shape)])
+
+    @classmethod
+    def infer_type(cls, input: Attribute, shape: Sequence[int]) -> TensorType:
+        """``shape`` may hold one -1, inferred from the element count."""
+        check_static_tensor(cls.name, "input", input)
+        assert isinstance(input, TensorType)
+        count = prod(input.get_shape())
+        shape = list(shape)
+        if shape.count(-1) > 1 or any(d < -1 for d in shape):
+            raise VerifyException(f"graph.reshape: invalid target shape {shape}")
+        if -1 in shape:
+            known = prod(d for d in shape if d != -1)
+            if known == 0 or count % known:
+                raise VerifyException(
+                    f"graph.reshape: cannot reshape {shape_str(input.get_shape())} to {shape}"
+                )
+            shape[shape.index(-1)] = count // known
+        if prod(shape) != count:
+            raise VerifyException(
+                f"graph.reshape: element counts differ ({shape_str(input.get_shape())} "
+                f"has {count}, {shape_str(shape)} has {prod(shape)})"
+            )
+        return tensor(shape, input.element_type)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.input.type, tensor_of(self.result).get_shape())]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return [inputs[0].reshape(tensor_of(self.result).get_shape())]
+
+
+# --------------------------------------------------------------------------
+# reductions
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ReduceSumOp(ReduceOp):
+    name = "graph.reduce_sum"
+    NUMPY_FN = staticmethod(np.sum)
+
+
+@irdl_op_definition
+class ReduceMeanOp(ReduceOp):
+    name = "graph.reduce_mean"
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    NUMPY_FN = staticmethod(np.mean)
+
+
+@irdl_op_definition
+class ReduceMaxOp(ReduceOp):
+    name = "graph.reduce_max"
+    NUMPY_FN = staticmethod(np.max)
+
+    def verify_extra(self) -> None:
+        shape = tensor_of(self.input).get_shape()
+        if any(shape[a] == 0 for a in self.normalized_axes):
+            raise VerifyException("graph.reduce_max: cannot reduce an empty axis")
+
+
+# --------------------------------------------------------------------------
+# softmax
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class SoftmaxOp(GraphOp):
+    """``exp(x - max) / sum(exp(x - max))`` along ``axis`` (stable for large logits)."""
+
+    name = "graph.softmax"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, axis: int = -1):
+        super().__init__(
+            operands=[input],
+            result_types=[input.type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+
+    @property
+    def normalized_axis(self) -> int:
+        rank = len(tensor_of(self.input).get_shape())
+        return normalize_axis(self.name, self.axis.value.data, rank)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        _ = self.normalized_axis
+        return [self.input.type]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        axis = self.normalized_axis
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        e = np.exp(shifted)
+        return [(e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)]
+
+
+GRAPH_OPS: tuple[type[GraphOp], ...] = (
+    ConstantOp,
+    NegOp,
+    ExpOp,
+    LogOp,
+    SqrtOp,
+    TanhOp,
+    SigmoidOp,
+    ReluOp,
+    AddOp,
+    SubOp,
+    MulOp,
+    DivOp,
+    MaximumOp,
+    MatmulOp,
+    TransposeOp,
+    ReshapeOp,
+    ReduceSumOp,
+    ReduceMeanOp,
+    ReduceMaxOp,
+    SoftmaxOp,
+)
+
+Graph = Dialect("graph", list(GRAPH_OPS), [])
+
+__all__ = [op.__name__ for op in GRAPH_OPS] + ["GRAPH_OPS", "Graph", "GraphOp", "ALL_TYPES"]

@@ -1,0 +1,367 @@
+"""The op interface every ``graph`` op implements, and the families that share it.
+
+An op of the graph dialect knows three things about itself, on its class:
+
+* how its result types follow from its operand types and properties
+  (``inferred_result_types``; builders call the family's ``infer_type`` and the
+  verifier checks the two agree);
+* its fuse pattern (``FUSE_PATTERN``);
+* its numpy reference semantics (``reference``), which constant folding, the
+  reference interpreter and the tests share.
+
+Families (unary elementwise, binary broadcasting, reductions) implement the
+interface once; a concrete op only names itself and its numpy function.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    TensorType,
+    UnitAttr,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    ParsePropInAttrDict,
+    VarConstraint,
+    base,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graphopt.dialects.fuse_pattern import FusePattern
+
+# --------------------------------------------------------------------------
+# Element types
+# --------------------------------------------------------------------------
+
+f32 = Float32Type()
+f64 = Float64Type()
+i32 = IntegerType(32)
+i1 = IntegerType(1)
+# i64 is imported from xdsl.
+
+FLOAT_TYPES: tuple[Attribute, ...] = (f32, f64)
+INT_TYPES: tuple[Attribute, ...] = (i32, i64)
+BOOL_TYPES: tuple[Attribute, ...] = (i1,)
+NUMERIC_TYPES = FLOAT_TYPES + INT_TYPES
+ALL_TYPES = NUMERIC_TYPES + BOOL_TYPES
+
+_NUMPY_OF: dict[Attribute, np.dtype] = {
+    f32: np.dtype(np.float32),
+    f64: np.dtype(np.float64),
+    i32: np.dtype(np.int32),
+    i64: np.dtype(np.int64),
+    i1: np.dtype(np.bool_),
+}
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype:
+    """The numpy dtype that holds values of ``element_type``."""
+    try:
+        return _NUMPY_OF[element_type]
+    except KeyError:
+        raise ValueError(f"unsupported element type {element_type}") from None
+
+
+def element_type_of(dtype: np.dtype | type) -> Attribute:
+    """The IR element type of a numpy dtype."""
+    dtype = np.dtype(dtype)
+    for elem, dt in _NUMPY_OF.items():
+        if dt == dtype:
+            return elem
+    raise ValueError(f"unsupported numpy dtype {dtype}")
+
+
+def shape_str(shape: Sequence[int]) -> str:
+    """``(8, 16)`` -> ``8x16``; a 0-d shape is ``scalar``."""
+    return "x".join(str(d) for d in shape) if len(shape) else "scalar"
+
+
+def type_str(t: Attribute) -> str:
+    if isinstance(t, TensorType):
+        return f"{shape_str(t.get_shape())}x{t.element_type}" if t.get_shape() else f"{t.element_type}"
+    return str(t)
+
+
+def tensor(shape: Sequence[int], element_type: Attribute = f32) -> TensorType:
+    return TensorType(element_type, list(shape))
+
+
+def normalize_axis(op_name: str, axis: int, rank: int) -> int:
+    """Map a possibly negative axis into ``[0, rank)`` or raise a verify error."""
+    if not -rank <= axis < rank:
+        raise VerifyException(f"{op_name}: axis {axis} is out of range for rank {rank}")
+    return axis % rank
+
+
+def normalize_axes(op_name: str, axes: Sequence[int], rank: int) -> tuple[int, ...]:
+    norm = tuple(normalize_axis(op_name, a, rank) for a in axes)
+    if len(set(norm)) != len(norm):
+        raise VerifyException(f"{op_name}: repeated axis in {list(axes)}")
+    return norm
+
+
+def broadcast_shapes(op_name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
+    """Numpy broadcasting of several shapes, with an error naming the shapes."""
+    rank = max((len(s) for s in shapes), default=0)
+    out: list[int] = []
+    for i in range(rank):
+        dim = 1
+        for s in shapes:
+            k = i - (rank - len(s))
+            if k < 0:
+                continue
+            d = s[k]
+            if d == dim or d == 1:
+                continue
+            if dim != 1:
+                raise VerifyException(
+                    f"{op_name}: shapes are not broadcastable ("
+                    + " vs ".join(shape_str(s) for s in shapes)
+                    + ")"
+                )
+            dim = d
+        out.append(dim)
+    return tuple(out)
+
+
+def dense_i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+# --------------------------------------------------------------------------
+# The op interface
+# --------------------------------------------------------------------------
+
+
+class GraphOp(IRDLOperation):
+    """Base class of every ``graph`` op: the interface described above."""
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        """The result types this op's operands and properties imply."""
+        raise NotImplementedError(f"{self.name} does not infer its result types")
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        """Evaluate the op on numpy arrays (one array per result)."""
+        raise NotImplementedError(f"{self.name} has no reference semantics")
+
+    @property
+    def fuse_pattern(self) -> FusePattern:
+        return self.FUSE_PATTERN
+
+    def verify_(self) -> None:
+        for kind, values in (("operand", self.operands), ("result", self.results)):
+            for idx, value in enumerate(values):
+                check_static_tensor(self.name, f"{kind} #{idx}", value.type)
+        for idx, value in enumerate(self.operands):
+            self.check_element_type(f"operand #{idx}", value.type)
+        self.verify_extra()
+        expected = list(self.inferred_result_types())
+        actual = [r.type for r in self.results]
+        if expected != actual:
+            raise VerifyException(
+                f"{self.name}: result type "
+                + ", ".join(str(t) for t in actual)
+                + " does not match the inferred type "
+                + ", ".join(str(t) for t in expected)
+            )
+
+    def verify_extra(self) -> None:
+        """Op-specific checks that result-type inference does not cover."""
+
+    def check_element_type(self, what: str, t: Attribute) -> None:
+        assert isinstance(t, TensorType)
+        if t.element_type not in self.ALLOWED_ELEMENT_TYPES:
+            allowed = ", ".join(str(e) for e in self.ALLOWED_ELEMENT_TYPES)
+            raise VerifyException(
+                f"{self.name}: {what} has element type {t.element_type}, expected one of {allowed}"
+            )
+
+
+def check_static_tensor(op_name: str, what: str, t: Attribute) -> None:
+    if not isinstance(t, TensorType):
+        raise VerifyException(f"{op_name}: {what} must be a tensor, got {t}")
+    if any(d < 0 for d in t.get_shape()):
+        raise VerifyException(f"{op_name}: {what} must have a static shape, got {t}")
+    if t.element_type not in ALL_TYPES:
+        raise VerifyException(
+            f"{op_name}: {what} has unsupported element type {t.element_type}"
+        )
+
+
+def tensor_of(value: SSAValue) -> TensorType:
+    t = value.type
+    assert isinstance(t, TensorType)
+    return t
+
+
+# --------------------------------------------------------------------------
+# Families
+# --------------------------------------------------------------------------
+
+
+class UnaryElementwiseOp(GraphOp):
+    """``%y = graph.exp %x : tensor<8x16xf32>``: same shape and type in and out."""
+
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    input = operand_def(T)
+    result = result_def(T)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    NUMPY_FN: ClassVar[Callable[[np.ndarray], np.ndarray]]
+
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[input.type])
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.input.type]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        with np.errstate(all="ignore"):
+            out = type(self).NUMPY_FN(x)
+        return [np.asarray(out, dtype=x.dtype)]
+
+
+class BinaryBroadcastOp(GraphOp):
+    """``%z = graph.add %a, %b : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>``.
+
+    Full numpy broadcasting; both operands share one element type.
+    """
+
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.BROADCAST
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+    NUMPY_FN: ClassVar[Callable[[np.ndarray, np.ndarray], np.ndarray]]
+
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[self.infer_type(lhs.type, rhs.type)],
+        )
+
+    @classmethod
+    def infer_type(cls, lhs: Attribute, rhs: Attribute) -> TensorType:
+        name = cls.name
+        check_static_tensor(name, "lhs", lhs)
+        check_static_tensor(name, "rhs", rhs)
+        assert isinstance(lhs, TensorType) and isinstance(rhs, TensorType)
+        if lhs.element_type != rhs.element_type:
+            raise VerifyException(
+                f"{name}: element types differ ({lhs.element_type} vs {rhs.element_type})"
+            )
+        shape = broadcast_shapes(name, lhs.get_shape(), rhs.get_shape())
+        return tensor(shape, cls.result_element_type(lhs.element_type))
+
+    @classmethod
+    def result_element_type(cls, operand_element_type: Attribute) -> Attribute:
+        return operand_element_type
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.lhs.type, self.rhs.type)]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        a, b = inputs
+        dtype = numpy_dtype(tensor_of(self.result).element_type)
+        with np.errstate(all="ignore"):
+            out = type(self).NUMPY_FN(a, b)
+        return [np.asarray(out, dtype=dtype)]
+
+
+class ReduceOp(GraphOp):
+    """``%s = graph.reduce_sum %x {axes = array<i64: 1>, keepdims} : (...) -> ...``.
+
+    ``axes`` may be negative; absent ``keepdims`` drops the reduced axes.
+    """
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axes = prop_def(DenseArrayBase)
+    keepdims = opt_prop_def(UnitAttr)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.COMM_REDUCE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+    NUMPY_FN: ClassVar[Callable[..., np.ndarray]]
+
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(
+        self, input: SSAValue, axes: Sequence[int] | None = None, keepdims: bool = False
+    ):
+        rank = len(tensor_of(input).get_shape())
+        axes = tuple(range(rank)) if axes is None else tuple(axes)
+        super().__init__(
+            operands=[input],
+            result_types=[self.infer_type(input.type, axes, keepdims)],
+            properties={
+                "axes": dense_i64_array(axes),
+                **({"keepdims": UnitAttr()} if keepdims else {}),
+            },
+        )
+
+    @classmethod
+    def infer_type(
+        cls, input: Attribute, axes: Sequence[int], keepdims: bool
+    ) -> TensorType:
+        check_static_tensor(cls.name, "input", input)
+        assert isinstance(input, TensorType)
+        shape = input.get_shape()
+        norm = normalize_axes(cls.name, axes, len(shape))
+        if keepdims:
+            out = [1 if i in norm else d for i, d in enumerate(shape)]
+        else:
+            out = [d for i, d in enumerate(shape) if i not in norm]
+        return tensor(out, input.element_type)
+
+    @property
+    def axis_values(self) -> tuple[int, ...]:
+        return tuple(self.axes.get_values())  # type: ignore[arg-type]
+
+    @property
+    def normalized_axes(self) -> tuple[int, ...]:
+        rank = len(tensor_of(self.input).get_shape())
+        return normalize_axes(self.name, self.axis_values, rank)
+
+    @property
+    def keeps_dims(self) -> bool:
+        return self.keepdims is not None
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.input.type, self.axis_values, self.keeps_dims)]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        out = type(self).NUMPY_FN(x, axis=self.normalized_axes, keepdims=self.keeps_dims)
+        return [np.asarray(out, dtype=x.dtype)]

@@ -1,0 +1,1 @@
+"""Ways to build graph IR: the Python builder API; later, importers."""

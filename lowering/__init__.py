@@ -1,0 +1,1 @@
+"""Level-to-level conversions: graph -> loop, loop -> llvm."""

@@ -1,0 +1,108 @@
+"""The reference interpreter: runs graph-level functions on numpy arrays.
+
+It evaluates every op through its own ``reference`` semantics (the same ones
+constant folding and the tests use), walks into ``fused.group`` bodies and
+follows ``func.call``.  It is the oracle the compiled code is checked against.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, SSAValue
+
+from graphopt.dialects.fused import GroupOp, YieldOp
+from graphopt.dialects.graph_base import GraphOp, numpy_dtype
+
+
+class InputError(ValueError):
+    """A numpy input does not match the function's signature."""
+
+
+def describe(array: np.ndarray) -> str:
+    return f"{tuple(array.shape)} {array.dtype}"
+
+
+def check_inputs(
+    fn_name: str, arg_types: Sequence[Attribute], inputs: Sequence[np.ndarray], arg_names: Sequence[str] | None = None
+) -> list[np.ndarray]:
+    """Check count, shape and dtype of ``inputs``; return them as C-contiguous arrays."""
+    if len(inputs) != len(arg_types):
+        raise InputError(f"@{fn_name} takes {len(arg_types)} inputs, got {len(inputs)}")
+    checked: list[np.ndarray] = []
+    for i, (value, ty) in enumerate(zip(inputs, arg_types)):
+        assert isinstance(ty, TensorType)
+        array = np.asarray(value)
+        shape = tuple(ty.get_shape())
+        dtype = numpy_dtype(ty.element_type)
+        if array.shape != shape or array.dtype != dtype:
+            name = f" (%{arg_names[i]})" if arg_names and arg_names[i] else ""
+            raise InputError(
+                f"@{fn_name}: argument {i}{name}: expected {shape} {dtype}, got {describe(array)}"
+            )
+        checked.append(np.ascontiguousarray(array))
+    return checked
+
+
+def find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    if name is None:
+        public = [f for f in funcs if f.sym_visibility is None or f.sym_visibility.data == "public"]
+        if len(public) == 1:
+            return public[0]
+        if not public:
+            raise InputError("the module has no public function")
+        names = ", ".join("@" + f.sym_name.data for f in public)
+        raise InputError(f"the module has several functions ({names}); choose one with --entry")
+    for f in funcs:
+        if f.sym_name.data == name:
+            return f
+    raise InputError(f"no function @{name} in the module")
+
+
+def arg_names(fn: func.FuncOp) -> list[str]:
+    return [a.name_hint or "" for a in fn.body.block.args]
+
+
+class ReferenceInterpreter:
+    """Evaluates functions of a module with numpy."""
+
+    def __init__(self, module: ModuleOp):
+        self.module = module
+        self.functions = {
+            op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)
+        }
+
+    def run(self, name: str | None, *inputs: np.ndarray) -> list[np.ndarray]:
+        fn = find_function(self.module, name)
+        arrays = check_inputs(fn.sym_name.data, fn.function_type.inputs.data, inputs, arg_names(fn))
+        return self._call(fn, arrays)
+
+    def _call(self, fn: func.FuncOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        return self._run_block(fn.body.block, inputs)
+
+    def _run_block(self, block: Block, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        env: dict[SSAValue, np.ndarray] = dict(zip(block.args, inputs))
+        for op in block.ops:
+            args = [env[v] for v in op.operands]
+            if isinstance(op, GraphOp):
+                outs = op.reference(*args)
+            elif isinstance(op, GroupOp):
+                outs = self._run_block(op.body.block, args)
+            elif isinstance(op, func.CallOp):
+                outs = self._call(self.functions[op.callee.root_reference.data], args)
+            elif isinstance(op, (func.ReturnOp, YieldOp)):
+                return args
+            else:
+                raise NotImplementedError(f"the reference interpreter cannot run {op.name}")
+            for result, value in zip(op.results, outs, strict=True):
+                env[result] = value
+        raise ValueError("block has no terminator")
+
+
+def interpret(module: ModuleOp, *inputs: np.ndarray, entry: str | None = None) -> list[np.ndarray]:
+    """Run function ``entry`` (default: the only public one) on ``inputs``."""
+    return ReferenceInterpreter(module).run(entry, *inputs)
