@@ -414,7 +414,7 @@ class TransposeOp(GraphOp):
         return [self.infer_type(self.input.type, self.permutation)]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        return [np.ascontiguousarray(np.transpose(inputs[0], self.permutation))]
+        return [np.transpose(inputs[0], self.permutation).copy(order="C")]
 
 
 @irdl_op_definition

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.builder import Builder
+from xdsl.rewriter import InsertPoint
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -31,7 +32,7 @@ class GraphBuilder:
     def __init__(self, name: str = "main"):
         self.name = name
         self.block = Block()
-        self._builder = Builder.at_end(self.block)
+        self._builder = Builder(InsertPoint.at_end(self.block))
         self.functions: list[func.FuncOp] = []
 
     # -- arguments and constants ---------------------------------------------
@@ -133,7 +134,7 @@ class GraphBuilder:
         fn = func.FuncOp(self.name, (arg_types, out_types), Region(self.block))
         self.functions.append(fn)
         self.block = Block()
-        self._builder = Builder.at_end(self.block)
+        self._builder = Builder(InsertPoint.at_end(self.block))
         return fn
 
     def build(self, *outputs: SSAValue) -> ModuleOp:

@@ -43,7 +43,7 @@ def check_inputs(
             raise InputError(
                 f"@{fn_name}: argument {i}{name}: expected {shape} {dtype}, got {describe(array)}"
             )
-        checked.append(np.ascontiguousarray(array))
+        checked.append(np.asarray(array, order="C"))
     return checked
 
 

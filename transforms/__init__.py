@@ -26,3 +26,15 @@ def project_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "lower-graph-to-loop": lower_graph_to_loop,
         "lower-loop-to-llvm": lower_loop_to_llvm,
     }
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Every pass ``graph-opt -p`` knows: xDSL's, graph-opt's and plugins'."""
+    from xdsl.universe import Universe
+
+    from graphopt.plugins import REGISTRY
+
+    passes = dict(Universe.get_multiverse().all_passes)
+    passes.update(project_passes())
+    passes.update(REGISTRY.passes)
+    return passes

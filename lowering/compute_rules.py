@@ -1,0 +1,327 @@
+"""Index-space compute rules: the registry lower-graph-to-loop inlines with.
+
+A compute rule answers "what is element ``indices`` of result ``result_index``
+of this op?" by emitting scalar ``arith``/``math`` code through the
+:class:`KernelEmitter` and asking for operand elements with
+``emitter.value_at(operand, derived_indices)``.  Rules are registered per op
+class; plugins add rules for their own ops with :func:`register_compute_rule`.
+
+    @register_compute_rule(MyOp)
+    def my_rule(em: KernelEmitter, op: MyOp, result_index: int, idx: list[SSAValue]) -> SSAValue:
+        x = em.value_at(op.input, idx)
+        return em.emit(arith.MulfOp(x, x)).results[0]
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from graphopt.dialects import graph
+from graphopt.dialects.graph_base import (
+    FLOAT_TYPES,
+    BinaryBroadcastOp,
+    GraphOp,
+    ReduceOp,
+    UnaryElementwiseOp,
+    tensor_of,
+)
+from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError
+
+ComputeRule = Callable[[KernelEmitter, GraphOp, int, list[SSAValue]], SSAValue]
+
+COMPUTE_RULES: dict[type[GraphOp], ComputeRule] = {}
+
+OpT = TypeVar("OpT", bound=GraphOp)
+
+
+def register_compute_rule(*op_classes: type[GraphOp]) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the compute rule of ``op_classes``."""
+
+    def decorate(rule: Callable) -> Callable:
+        for cls in op_classes:
+            COMPUTE_RULES[cls] = rule
+        return rule
+
+    return decorate
+
+
+def compute_rule_for(op: GraphOp) -> ComputeRule:
+    for cls in type(op).__mro__:
+        if cls in COMPUTE_RULES:
+            return COMPUTE_RULES[cls]  # type: ignore[index]
+    raise LoweringError(f"{op.name}: no compute rule to lower this op to loops")
+
+
+def elem_type(value: SSAValue) -> Attribute:
+    return tensor_of(value).element_type
+
+
+def is_float(t: Attribute) -> bool:
+    return t in FLOAT_TYPES
+
+
+def result(op: Operation) -> SSAValue:
+    return op.results[0]
+
+
+# --------------------------------------------------------------------------
+# scalar helpers
+# --------------------------------------------------------------------------
+
+
+def s_add(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return result(em.emit(arith.AddfOp(a, b) if is_float(a.type) else arith.AddiOp(a, b)))
+
+
+def s_sub(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return result(em.emit(arith.SubfOp(a, b) if is_float(a.type) else arith.SubiOp(a, b)))
+
+
+def s_mul(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return result(em.emit(arith.MulfOp(a, b) if is_float(a.type) else arith.MuliOp(a, b)))
+
+
+def s_div(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return result(em.emit(arith.DivfOp(a, b)))
+
+
+def s_max(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    """NaN-propagating maximum, as numpy's ``maximum``."""
+    return result(em.emit(arith.MaximumfOp(a, b) if is_float(a.type) else arith.MaxSIOp(a, b)))
+
+
+def s_exp(em: KernelEmitter, a: SSAValue) -> SSAValue:
+    return result(em.emit(mathd.ExpOp(a)))
+
+
+def lowest(t: Attribute) -> float | int:
+    if is_float(t):
+        return -math.inf
+    assert isinstance(t, IntegerType)
+    return -(1 << (t.width.data - 1))
+
+
+# --------------------------------------------------------------------------
+# elementwise
+# --------------------------------------------------------------------------
+
+_UNARY_FLOAT: dict[type[UnaryElementwiseOp], type[Operation]] = {
+    graph.ExpOp: mathd.ExpOp,
+    graph.LogOp: mathd.LogOp,
+    graph.SqrtOp: mathd.SqrtOp,
+    graph.TanhOp: mathd.TanhOp,
+}
+
+
+@register_compute_rule(graph.ExpOp, graph.LogOp, graph.SqrtOp, graph.TanhOp)
+def _unary_math(em: KernelEmitter, op: UnaryElementwiseOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    x = em.value_at(op.input, idx)
+    return result(em.emit(_UNARY_FLOAT[type(op)](x)))  # type: ignore[call-arg]
+
+
+@register_compute_rule(graph.NegOp)
+def _neg(em: KernelEmitter, op: graph.NegOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    x = em.value_at(op.input, idx)
+    if is_float(x.type):
+        return result(em.emit(arith.NegfOp(x)))
+    return s_sub(em, em.scalar_constant(0, x.type), x)
+
+
+@register_compute_rule(graph.ReluOp)
+def _relu(em: KernelEmitter, op: graph.ReluOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    x = em.value_at(op.input, idx)
+    return s_max(em, x, em.scalar_constant(0, x.type))
+
+
+@register_compute_rule(graph.SigmoidOp)
+def _sigmoid(em: KernelEmitter, op: graph.SigmoidOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``1 / (1 + exp(-x))``: exp overflows to inf for very negative x, giving 0."""
+    x = em.value_at(op.input, idx)
+    one = em.scalar_constant(1.0, x.type)
+    e = s_exp(em, result(em.emit(arith.NegfOp(x))))
+    return s_div(em, one, s_add(em, one, e))
+
+
+def broadcast_indices(
+    em: KernelEmitter, operand: SSAValue, out_idx: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """Indices into ``operand`` for output element ``out_idx`` under numpy
+    broadcasting (leading dims dropped, size-1 dims read at 0)."""
+    shape = tensor_of(operand).get_shape()
+    offset = len(out_idx) - len(shape)
+    return [em.index(0) if d == 1 else out_idx[offset + k] for k, d in enumerate(shape)]
+
+
+_BINARY: dict[type[BinaryBroadcastOp], Callable[[KernelEmitter, SSAValue, SSAValue], SSAValue]] = {
+    graph.AddOp: s_add,
+    graph.SubOp: s_sub,
+    graph.MulOp: s_mul,
+    graph.DivOp: s_div,
+    graph.MaximumOp: s_max,
+}
+
+
+@register_compute_rule(*_BINARY)
+def _binary(em: KernelEmitter, op: BinaryBroadcastOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    a = em.value_at(op.lhs, broadcast_indices(em, op.lhs, idx))
+    b = em.value_at(op.rhs, broadcast_indices(em, op.rhs, idx))
+    return _BINARY[type(op)](em, a, b)
+
+
+# --------------------------------------------------------------------------
+# matmul and reductions
+# --------------------------------------------------------------------------
+
+
+@register_compute_rule(graph.MatmulOp)
+def _matmul(em: KernelEmitter, op: graph.MatmulOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``out[b..., i, j] = sum_k a[b..., i, k] * b[b..., k, j]``."""
+    batch, i, j = idx[:-2], idx[-2], idx[-1]
+    a_shape = tensor_of(op.lhs).get_shape()
+    b_shape = tensor_of(op.rhs).get_shape()
+    k_extent = a_shape[-1]
+    t = elem_type(op.result)
+
+    def batch_idx(shape: Sequence[int]) -> list[SSAValue]:
+        dims = shape[:-2]
+        offset = len(batch) - len(dims)
+        return [em.index(0) if d == 1 else batch[offset + n] for n, d in enumerate(dims)]
+
+    a_batch, b_batch = batch_idx(a_shape), batch_idx(b_shape)
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        (k,) = ivs
+        a = em.value_at(op.lhs, [*a_batch, i, k])
+        b = em.value_at(op.rhs, [*b_batch, k, j])
+        return [s_add(em, accs[0], s_mul(em, a, b))]
+
+    return em.reduce([k_extent], [em.scalar_constant(0, t)], body)[0]
+
+
+def reduced_input_indices(
+    op_axes: Sequence[int], keepdims: bool, in_rank: int, out_idx: Sequence[SSAValue], red_ivs: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """Input indices of a reduction: reduced axes take the loop ivs."""
+    axes = sorted(op_axes)
+    red = dict(zip(axes, red_ivs))
+    kept = iter(out_idx)
+    out: list[SSAValue] = []
+    for d in range(in_rank):
+        if d in red:
+            out.append(red[d])
+            if keepdims:
+                next(kept)
+        else:
+            out.append(next(kept))
+    return out
+
+
+@register_compute_rule(graph.ReduceSumOp, graph.ReduceMeanOp, graph.ReduceMaxOp)
+def _reduce(em: KernelEmitter, op: ReduceOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    in_shape = tensor_of(op.input).get_shape()
+    axes = sorted(op.normalized_axes)
+    t = elem_type(op.result)
+    is_max = isinstance(op, graph.ReduceMaxOp)
+    init = em.scalar_constant(lowest(t) if is_max else 0, t)
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        x = em.value_at(op.input, reduced_input_indices(axes, op.keeps_dims, len(in_shape), idx, ivs))
+        return [s_max(em, accs[0], x) if is_max else s_add(em, accs[0], x)]
+
+    total = em.reduce([in_shape[a] for a in axes], [init], body)[0]
+    if isinstance(op, graph.ReduceMeanOp):
+        count = math.prod(in_shape[a] for a in axes)
+        return s_div(em, total, em.scalar_constant(float(count), t))
+    return total
+
+
+@register_compute_rule(graph.SoftmaxOp)
+def _softmax(em: KernelEmitter, op: graph.SoftmaxOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """Max, then sum of ``exp(x - max)``, then the quotient; the max and the
+    sum are computed once per row (hoisted out of the row's loop)."""
+    axis = op.normalized_axis
+    n = tensor_of(op.input).get_shape()[axis]
+    t = elem_type(op.result)
+    outer = [v for d, v in enumerate(idx) if d != axis]
+
+    def row(k: SSAValue) -> list[SSAValue]:
+        return [k if d == axis else v for d, v in enumerate(idx)]
+
+    def row_max() -> SSAValue:
+        return em.reduce(
+            [n],
+            [em.scalar_constant(-math.inf, t)],
+            lambda ivs, accs: [s_max(em, accs[0], em.value_at(op.input, row(ivs[0])))],
+        )[0]
+
+    m = em.cached(("softmax.max", op), outer, row_max)
+
+    def shifted_exp(k: SSAValue) -> SSAValue:
+        return s_exp(em, s_sub(em, em.value_at(op.input, row(k)), m))
+
+    def row_sum() -> SSAValue:
+        return em.reduce(
+            [n],
+            [em.scalar_constant(0.0, t)],
+            lambda ivs, accs: [s_add(em, accs[0], shifted_exp(ivs[0]))],
+        )[0]
+
+    s = em.cached(("softmax.sum", op), outer, row_sum)
+    return s_div(em, shifted_exp(idx[axis]), s)
+
+
+# --------------------------------------------------------------------------
+# layout
+# --------------------------------------------------------------------------
+
+
+@register_compute_rule(graph.TransposeOp)
+def _transpose(em: KernelEmitter, op: graph.TransposeOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    perm = op.permutation
+    in_idx: list[SSAValue] = [idx[0]] * len(perm)
+    for out_axis, in_axis in enumerate(perm):
+        in_idx[in_axis] = idx[out_axis]
+    return em.value_at(op.input, in_idx)
+
+
+def strides(shape: Sequence[int]) -> list[int]:
+    out = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):
+        out[d] = out[d + 1] * shape[d + 1]
+    return out
+
+
+@register_compute_rule(graph.ReshapeOp)
+def _reshape(em: KernelEmitter, op: graph.ReshapeOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """Linearise the output index, then delinearise it in the input shape."""
+    out_shape = tensor_of(op.result).get_shape()
+    in_shape = tensor_of(op.input).get_shape()
+    if [d for d in out_shape if d != 1] == [d for d in in_shape if d != 1]:
+        # Only unit dims move: map the non-unit dims one to one.
+        src = iter(v for v, d in zip(idx, out_shape) if d != 1)
+        return em.value_at(op.input, [em.index(0) if d == 1 else next(src) for d in in_shape])
+    linear: SSAValue | None = None
+    for v, stride, d in zip(idx, strides(out_shape), out_shape):
+        if d == 1:
+            continue
+        term = em.idx_mul(v, stride)
+        linear = term if linear is None else em.idx_add(linear, term)
+    if linear is None:
+        linear = em.index(0)
+    in_idx: list[SSAValue] = []
+    for stride, d in zip(strides(in_shape), in_shape):
+        if d == 1:
+            in_idx.append(em.index(0))
+            continue
+        q = em.idx_div(linear, stride)
+        in_idx.append(q if stride * d == math.prod(in_shape) else em.idx_rem(q, d))
+    return em.value_at(op.input, in_idx)
+
+

@@ -1,0 +1,270 @@
+"""Group codegen: one loop nest per group output, producers inlined.
+
+A fused group becomes ONE kernel.  For each of the group's outputs (its
+roots) the emitter builds the loop nest over the output's shape and asks for
+the root's value at the nest's indices.  ``value_at(v, indices)`` answers by
+loading from a buffer when ``v`` is a kernel input, or by running the compute
+rule of ``v``'s producer (``lowering.compute_rules``), which in turn asks for
+its operands at derived indices -- so producers are inlined and
+intermediates never go through memory.
+
+Scheduling by dependence
+------------------------
+Every SSA value the emitter creates is placed in the outermost *scope* (loop
+body) where all its operands are available.  A scope inserts new ops before
+the loop it is currently building, so:
+
+* loop-invariant values (constants, broadcast reads, a softmax row's max and
+  sum) are computed once per iteration of the loops they depend on, not per
+  element;
+* ``value_at`` memoises per scope on ``(value, indices)``: a diamond reads its
+  anchor once per element, and a value computed in an outer scope is reused
+  by every inner one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from graphopt.dialects import loop
+from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
+
+
+class LoweringError(Exception):
+    """A graph op cannot be lowered (for example: no compute rule for it)."""
+
+
+@dataclass(eq=False)
+class Scope:
+    """A block ops are emitted into; new ops go before the loop being built."""
+
+    block: Block
+    parent: Scope | None
+    depth: int
+    open_loops: list[Operation] = field(default_factory=list)
+    memo: dict[Hashable, SSAValue] = field(default_factory=dict)
+    terminator: Operation | None = None
+
+    def insert(self, op: Operation) -> None:
+        if self.open_loops:
+            self.block.insert_op_before(op, self.open_loops[-1])
+        elif self.terminator is not None:
+            self.block.insert_op_before(op, self.terminator)
+        else:
+            self.block.add_op(op)
+
+    def lookup(self, key: Hashable) -> SSAValue | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if key in scope.memo:
+                return scope.memo[key]
+            scope = scope.parent
+        return None
+
+
+@dataclass
+class ScalarSource:
+    """A group input that is a splat constant: a scalar, no buffer."""
+
+    value: float | int
+    element_type: Attribute
+
+
+class KernelEmitter:
+    """Emits the body of one kernel function (see the module docstring)."""
+
+    def __init__(
+        self,
+        entry: Block,
+        sources: dict[SSAValue, SSAValue | ScalarSource],
+    ):
+        """``sources`` maps each group-level input value to the kernel's memref
+        argument holding it, or to a scalar for splat constants."""
+        self.root = Scope(entry, None, 0)
+        self.current = self.root
+        self.sources = sources
+        self.scope_of: dict[SSAValue, Scope] = {}
+
+    # -- placement ---------------------------------------------------------------
+
+    def scope_for(self, values: Sequence[SSAValue]) -> Scope:
+        """The innermost scope any of ``values`` lives in."""
+        best = self.root
+        for v in values:
+            s = self.scope_of.get(v, self.root)
+            if s.depth > best.depth:
+                best = s
+        return best
+
+    @contextmanager
+    def at(self, scope: Scope) -> Iterator[None]:
+        saved = self.current
+        self.current = scope
+        try:
+            yield
+        finally:
+            self.current = saved
+
+    def emit(self, op: Operation) -> Operation:
+        """Insert a pure scalar op in the outermost scope its operands allow."""
+        scope = self.scope_for(op.operands)
+        scope.insert(op)
+        for r in op.results:
+            self.scope_of[r] = scope
+        return op
+
+    def emit_here(self, op: Operation) -> Operation:
+        """Insert an op with effects (a store) exactly in the current scope."""
+        self.current.insert(op)
+        for r in op.results:
+            self.scope_of[r] = self.current
+        return op
+
+    def cached(
+        self, key: Hashable, deps: Sequence[SSAValue], compute: Callable[[], SSAValue]
+    ) -> SSAValue:
+        """Memoise ``compute()`` under ``key`` in the scope of ``deps``, computing
+        it there (hoisted) the first time."""
+        target = self.scope_for(deps)
+        full_key = (key, tuple(deps))
+        if (hit := target.lookup(full_key)) is not None:
+            return hit
+        with self.at(target):
+            result = compute()
+        target.memo[full_key] = result
+        return result
+
+    # -- constants -------------------------------------------------------------------
+
+    def index(self, value: int) -> SSAValue:
+        return self.cached(("index", value), (), lambda: self.emit(
+            arith.ConstantOp.from_int_and_width(value, IndexType())
+        ).results[0])
+
+    def scalar_constant(self, value: float | int, element_type: Attribute) -> SSAValue:
+        def make() -> SSAValue:
+            if element_type in FLOAT_TYPES:
+                attr: Attribute = FloatAttr(float(value), element_type)  # type: ignore[arg-type]
+            else:
+                assert isinstance(element_type, IntegerType)
+                v = int(value)
+                if element_type.width.data == 1:
+                    v = 1 if v else 0
+                attr = IntegerAttr(v, element_type)
+            return self.emit(arith.ConstantOp(attr, element_type)).results[0]
+
+        return self.cached(("scalar", float(value), element_type), (), make)
+
+    # -- values at indices ---------------------------------------------------------
+
+    def value_at(self, value: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+        """The element of tensor ``value`` at ``indices`` (index SSA values)."""
+        return self.cached(("value", value), indices, lambda: self._compute(value, indices))
+
+    def _compute(self, value: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+        source = self.sources.get(value)
+        if isinstance(source, ScalarSource):
+            return self.scalar_constant(source.value, source.element_type)
+        if source is not None:
+            return self.emit(loop.LoadOp(source, list(indices))).results[0]
+        op = value.owner
+        if not isinstance(op, GraphOp):
+            raise LoweringError(f"cannot compute {value} inside a kernel")
+        from graphopt.lowering.compute_rules import compute_rule_for
+
+        rule = compute_rule_for(op)
+        assert isinstance(value.type, TensorType)
+        return rule(self, op, op.results.index(value), list(indices))
+
+    # -- loops -------------------------------------------------------------------------
+
+    def _open_loop(self, extent: int, inits: Sequence[SSAValue]) -> tuple[loop.ForOp, Scope]:
+        lb, ub, step = self.index(0), self.index(extent), self.index(1)
+        block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+        for_op = loop.ForOp(lb, ub, step, list(inits), block)
+        self.current.insert(for_op)
+        self.current.open_loops.append(for_op)
+        scope = Scope(block, self.current, self.current.depth + 1)
+        for arg in block.args:
+            self.scope_of[arg] = scope
+        return for_op, scope
+
+    def _close_loop(self, for_op: loop.ForOp, scope: Scope, yielded: Sequence[SSAValue]) -> None:
+        scope.block.add_op(loop.YieldOp(*yielded))
+        parent = scope.parent
+        assert parent is not None and parent.open_loops[-1] is for_op
+        parent.open_loops.pop()
+        for r in for_op.results:
+            self.scope_of[r] = parent
+
+    def reduce(
+        self,
+        extents: Sequence[int],
+        inits: Sequence[SSAValue],
+        body: Callable[[list[SSAValue], list[SSAValue]], Sequence[SSAValue]],
+    ) -> list[SSAValue]:
+        """A loop nest over ``extents`` carrying accumulators ``inits``;
+        ``body(ivs, accs)`` returns the next accumulators.  Returns the finals."""
+
+        def level(k: int, ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+            if k == len(extents):
+                return list(body(ivs, accs))
+            for_op, scope = self._open_loop(extents[k], accs)
+            with self.at(scope):
+                nxt = level(k + 1, [*ivs, scope.block.args[0]], list(scope.block.args[1:]))
+            self._close_loop(for_op, scope, nxt)
+            return list(for_op.results)
+
+        return level(0, [], list(inits))
+
+    def store_nest(self, value: SSAValue, buffer: SSAValue, loop_order: Sequence[int] | None = None) -> None:
+        """Compute every element of ``value`` and store it into ``buffer``."""
+        assert isinstance(value.type, TensorType) and isinstance(buffer.type, MemRefType)
+        shape = value.type.get_shape()
+        order = list(range(len(shape))) if loop_order is None else list(loop_order)
+        ivs: dict[int, SSAValue] = {}
+
+        def level(k: int) -> None:
+            if k == len(order):
+                idx = [ivs[d] for d in range(len(shape))]
+                v = self.value_at(value, idx)
+                self.emit_here(loop.StoreOp(v, buffer, idx))
+                return
+            for_op, scope = self._open_loop(shape[order[k]], ())
+            ivs[order[k]] = scope.block.args[0]
+            with self.at(scope):
+                level(k + 1)
+            self._close_loop(for_op, scope, ())
+
+        level(0)
+
+    # -- index arithmetic ------------------------------------------------------------
+
+    def idx_mul(self, a: SSAValue, c: int) -> SSAValue:
+        if c == 1:
+            return a
+        return self.emit(arith.MuliOp(a, self.index(c))).results[0]
+
+    def idx_add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.AddiOp(a, b)).results[0]
+
+    def idx_div(self, a: SSAValue, c: int) -> SSAValue:
+        if c == 1:
+            return a
+        return self.emit(arith.DivUIOp(a, self.index(c))).results[0]
+
+    def idx_rem(self, a: SSAValue, c: int) -> SSAValue:
+        return self.emit(arith.RemUIOp(a, self.index(c))).results[0]

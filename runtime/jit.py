@@ -1,0 +1,111 @@
+"""Compile LLVM IR text to native code in this process with llvmlite (MCJIT).
+
+``compile_llvm_ir(ir_text, opt_level=3) -> JITModule`` parses and verifies
+the IR, optimises it with LLVM's new pass manager (``O<opt_level>``, host CPU
+name and features, loop and SLP vectorisation on) and compiles it with an
+MCJIT engine for the host.  The :class:`JITModule` owns the engine: keep it
+alive while any function address obtained from it is in use.
+
+libm is loaded permanently into LLVM's symbol search space so calls to
+``tanhf``/``erff``/... emitted by ``lower-loop-to-llvm`` resolve.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import threading
+from dataclasses import dataclass, field
+
+import llvmlite.binding as llvm
+
+__all__ = ["JITError", "JITModule", "compile_llvm_ir", "host_target_machine"]
+
+_init_lock = threading.Lock()
+_initialised = False
+_compile_lock = threading.Lock()
+
+
+class JITError(RuntimeError):
+    """LLVM rejected the IR or could not compile it."""
+
+
+def _initialise() -> None:
+    global _initialised
+    with _init_lock:
+        if _initialised:
+            return
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        llvm.initialize_native_asmparser()
+        libm = ctypes.util.find_library("m")
+        if libm:
+            try:
+                llvm.load_library_permanently(libm)
+            except RuntimeError:  # the process already has libm through numpy
+                pass
+        _initialised = True
+
+
+def host_target_machine(opt_level: int = 3) -> llvm.TargetMachine:
+    """A target machine for this CPU (name and features), JIT code model."""
+    _initialise()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=opt_level,
+        codemodel="jitdefault",
+        jit=True,
+    )
+
+
+@dataclass
+class JITModule:
+    """A compiled module; keeps the MCJIT engine (and so the code) alive."""
+
+    engine: llvm.ExecutionEngine
+    target_machine: llvm.TargetMachine
+    ir: str
+    _optimized_ir: str = field(default="", repr=False)
+
+    @property
+    def optimized_ir(self) -> str:
+        return self._optimized_ir
+
+    def function_address(self, name: str) -> int:
+        addr = self.engine.get_function_address(name)
+        if not addr:
+            raise JITError(f"function '{name}' not found in the compiled module")
+        return addr
+
+    def assembly(self) -> str:
+        """Host assembly of the optimised module (for inspection)."""
+        mod = llvm.parse_assembly(self._optimized_ir)
+        return self.target_machine.emit_assembly(mod)
+
+
+def compile_llvm_ir(ir_text: str, opt_level: int = 3) -> JITModule:
+    """Parse, verify, optimise (``opt_level`` 0..3) and JIT-compile ``ir_text``."""
+    _initialise()
+    with _compile_lock:
+        try:
+            mod = llvm.parse_assembly(ir_text)
+            mod.verify()
+        except RuntimeError as exc:
+            raise JITError(f"invalid LLVM IR: {exc}") from None
+        tm = host_target_machine(opt_level)
+        mod.triple = tm.triple
+        mod.data_layout = str(tm.target_data)
+        if opt_level > 0:
+            pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+            pto.loop_vectorization = True
+            pto.slp_vectorization = True
+            pto.loop_unrolling = True
+            pb = llvm.create_pass_builder(tm, pto)
+            mpm = pb.getModulePassManager()
+            mpm.run(mod, pb)
+        optimized = str(mod)
+        engine = llvm.create_mcjit_compiler(mod, tm)
+        engine.finalize_object()
+        engine.run_static_constructors()
+    return JITModule(engine=engine, target_machine=tm, ir=ir_text, _optimized_ir=optimized)

@@ -1,0 +1,33 @@
+// RUN: graph-opt -p lower-loop-to-llvm -t llvm %s | filecheck %s
+// RUN: graph-opt -p 'lower-loop-to-llvm{max-inline-constant-bytes=4}' -t llvm %s | filecheck %s --check-prefix=HIDDEN
+
+// xDSL's LLVM printer quotes symbol names: @"main".
+
+builtin.module {
+  "memref.global"() <{sym_name = "w", sym_visibility = "private", type = memref<2xf32>, initial_value = dense<[3.0, 4.0]> : tensor<2xf32>, constant}> : () -> ()
+  // CHECK: @"w" = internal constant [2 x float]
+  // HIDDEN-NOT: @"w" =
+
+  func.func private @k_scale(%a: memref<2xf32>, %w: memref<2xf32>, %o: memref<2xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    loop.for %i = %c0 to %c2 step %c1 {
+      %x = loop.load %a[%i] : memref<2xf32>
+      %y = loop.load %w[%i] : memref<2xf32>
+      %p = arith.mulf %x, %y : f32
+      loop.store %p, %o[%i] : memref<2xf32>
+    }
+    func.return
+  }
+
+  // CHECK-LABEL: define void @"main"(ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}})
+  // CHECK: call ccc void @"k_scale"
+  // CHECK-NEXT: ret void
+  // HIDDEN-LABEL: define void @"main"(ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, ptr noalias %{{.*}})
+  func.func @main(%x: memref<2xf32>, %y: memref<2xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 0>} {
+    %w = memref.get_global @w : memref<2xf32>
+    func.call @k_scale(%x, %w, %y) : (memref<2xf32>, memref<2xf32>, memref<2xf32>) -> ()
+    func.return
+  }
+}

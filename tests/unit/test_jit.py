@@ -1,0 +1,476 @@
+"""Loop-level IR compiled with lower-loop-to-llvm + llvmlite, checked against numpy."""
+
+import threading
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin, func, llvm, math, memref
+from xdsl.parser import Parser
+
+from graphopt.dialects.loop import Loop
+from graphopt.runtime.executable import ArgumentError, compile_loop_module
+
+
+def parse(text: str) -> builtin.ModuleOp:
+    ctx = Context()
+    for d in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef, llvm.LLVM, Loop):
+        ctx.load_dialect(d)
+    module = Parser(ctx, text).parse_module()
+    module.verify()
+    return module
+
+
+def compile_text(text: str, **kw):
+    return compile_loop_module(parse(text), **kw)
+
+
+def abi(n_in: int, n_out: int, ws: int = 0) -> str:
+    return f"attributes {{loop.abi = #loop.abi<inputs = {n_in}, outputs = {n_out}, workspace = {ws}>}}"
+
+
+def elementwise(n: int, in_types: list[str], out_type: str, body: str) -> str:
+    """A driver applying `body` (using %x0, %x1... ; defining %r) elementwise over n."""
+    params = ", ".join(f"%a{i}: memref<{n}x{t}>" for i, t in enumerate(in_types))
+    loads = "\n".join(
+        f"      %x{i} = loop.load %a{i}[%i] : memref<{n}x{t}>" for i, t in enumerate(in_types)
+    )
+    return f"""
+builtin.module {{
+  func.func @main({params}, %out: memref<{n}x{out_type}>, %ws: memref<0xi8>) {abi(len(in_types), 1)} {{
+    %c0 = arith.constant 0 : index
+    %cn = arith.constant {n} : index
+    %c1 = arith.constant 1 : index
+    loop.for %i = %c0 to %cn step %c1 {{
+{loads}
+{body}
+      loop.store %r, %out[%i] : memref<{n}x{out_type}>
+    }}
+    func.return
+  }}
+}}
+"""
+
+
+rng = np.random.default_rng(0)
+
+
+def test_elementwise_add():
+    cm = compile_text(elementwise(37, ["f32", "f32"], "f32", "      %r = arith.addf %x0, %x1 : f32"))
+    a, b = rng.random(37, dtype=np.float32), rng.random(37, dtype=np.float32)
+    np.testing.assert_array_equal(cm.main(a, b), a + b)
+
+
+BROADCAST = """
+builtin.module {
+  func.func private @k_badd(%a: memref<4x8xf32>, %b: memref<8xf32>, %o: memref<4x8xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    loop.for %i = %c0 to %c4 step %c1 {
+      loop.for %j = %c0 to %c8 step %c1 {
+        %x = loop.load %a[%i, %j] : memref<4x8xf32>
+        %y = loop.load %b[%j] : memref<8xf32>
+        %s = arith.addf %x, %y : f32
+        loop.store %s, %o[%i, %j] : memref<4x8xf32>
+      }
+    }
+    func.return
+  }
+  func.func @main(%a: memref<4x8xf32>, %b: memref<8xf32>, %o: memref<4x8xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = 2, outputs = 1, workspace = 0>} {
+    func.call @k_badd(%a, %b, %o) : (memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>) -> ()
+    func.return
+  }
+}
+"""
+
+
+def test_broadcast_add_and_module_access():
+    cm = compile_text(BROADCAST)
+    a, b = rng.random((4, 8), dtype=np.float32), rng.random(8, dtype=np.float32)
+    np.testing.assert_array_equal(cm["main"](a, b), a + b)
+    assert "main" in cm and list(cm) == ["main"]
+    assert 'define void @"main"(ptr' in cm.llvm_ir
+    assert 'define internal void @"k_badd"' in cm.llvm_ir
+
+
+ROWSUM = """
+builtin.module {
+  func.func private @k_sum(%a: memref<5x33xf32>, %out: memref<5xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c5 = arith.constant 5 : index
+    %c33 = arith.constant 33 : index
+    %z = arith.constant 0.0 : f32
+    loop.for %i = %c0 to %c5 step %c1 {
+      %r = loop.for %j = %c0 to %c33 step %c1 iter_args(%acc = %z) -> (f32) {
+        %x = loop.load %a[%i, %j] : memref<5x33xf32>
+        %s = arith.addf %acc, %x : f32
+        loop.yield %s : f32
+      }
+      loop.store %r, %out[%i] : memref<5xf32>
+    }
+    func.return
+  }
+  func.func @main(%in: memref<5x33xf32>, %o: memref<5xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 0>} {
+    func.call @k_sum(%in, %o) : (memref<5x33xf32>, memref<5xf32>) -> ()
+    func.return
+  }
+}
+"""
+
+
+def test_row_sum_with_iter_args():
+    cm = compile_text(ROWSUM)
+    x = rng.random((5, 33), dtype=np.float32)
+    np.testing.assert_allclose(cm.main(x), x.sum(axis=1), rtol=1e-5)
+
+
+def matmul_ir(m: int, k: int, n: int) -> str:
+    return f"""
+builtin.module {{
+  func.func private @k_matmul(%a: memref<{m}x{k}xf32>, %b: memref<{k}x{n}xf32>, %c: memref<{m}x{n}xf32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cm = arith.constant {m} : index
+    %ck = arith.constant {k} : index
+    %cn = arith.constant {n} : index
+    %z = arith.constant 0.0 : f32
+    loop.for %i = %c0 to %cm step %c1 {{
+      loop.for %j = %c0 to %cn step %c1 {{
+        %r = loop.for %l = %c0 to %ck step %c1 iter_args(%acc = %z) -> (f32) {{
+          %x = loop.load %a[%i, %l] : memref<{m}x{k}xf32>
+          %y = loop.load %b[%l, %j] : memref<{k}x{n}xf32>
+          %p = arith.mulf %x, %y : f32
+          %s = arith.addf %acc, %p : f32
+          loop.yield %s : f32
+        }}
+        loop.store %r, %c[%i, %j] : memref<{m}x{n}xf32>
+      }}
+    }}
+    func.return
+  }}
+  func.func @main(%a: memref<{m}x{k}xf32>, %b: memref<{k}x{n}xf32>, %c: memref<{m}x{n}xf32>, %ws: memref<0xi8>) {abi(2, 1)} {{
+    func.call @k_matmul(%a, %b, %c) : (memref<{m}x{k}xf32>, memref<{k}x{n}xf32>, memref<{m}x{n}xf32>) -> ()
+    func.return
+  }}
+}}
+"""
+
+
+def test_matmul():
+    cm = compile_text(matmul_ir(7, 13, 9))
+    a, b = rng.random((7, 13), dtype=np.float32), rng.random((13, 9), dtype=np.float32)
+    np.testing.assert_allclose(cm.main(a, b), a @ b, rtol=1e-5)
+
+
+@pytest.mark.parametrize("ty,dtype", [("f32", np.float32), ("f64", np.float64)])
+def test_math_functions(ty, dtype):
+    from math import erf
+
+    ops = ["tanh", "exp", "log", "sqrt", "erf", "sin", "cos", "absf", "floor", "ceil", "rsqrt"]
+    body = "\n".join(f"      %y{k} = math.{op} %x0 : {ty}" for k, op in enumerate(ops))
+    # pack the results into one output by storing each into its own row
+    n = 16
+    stores = "\n".join(
+        f"      %k{k} = arith.constant {k} : index\n"
+        f"      loop.store %y{k}, %out[%k{k}, %i] : memref<{len(ops)}x{n}x{ty}>"
+        for k in range(len(ops))
+    )
+    text = f"""
+builtin.module {{
+  func.func @main(%a: memref<{n}x{ty}>, %out: memref<{len(ops)}x{n}x{ty}>, %ws: memref<0xi8>) {abi(1, 1)} {{
+    %c0 = arith.constant 0 : index
+    %cn = arith.constant {n} : index
+    %c1 = arith.constant 1 : index
+    loop.for %i = %c0 to %cn step %c1 {{
+      %x0 = loop.load %a[%i] : memref<{n}x{ty}>
+{body}
+{stores}
+    }}
+    func.return
+  }}
+}}
+"""
+    cm = compile_text(text)
+    x = (rng.random(n) * 3 + 0.1).astype(dtype)
+    got = cm.main(x)
+    expected = [
+        np.tanh(x), np.exp(x), np.log(x), np.sqrt(x),
+        np.array([erf(v) for v in x.astype(np.float64)]).astype(dtype),
+        np.sin(x), np.cos(x), np.abs(x), np.floor(x), np.ceil(x), 1 / np.sqrt(x),
+    ]  # fmt: skip
+    rtol = 1e-5 if dtype == np.float32 else 1e-12
+    for k, (op, e) in enumerate(zip(ops, expected)):
+        np.testing.assert_allclose(got[k], e, rtol=rtol, err_msg=op)
+
+
+def test_powf_fma_maximumf():
+    body = """      %p = math.powf %x0, %x1 : f32
+      %f = math.fma %x0, %x1, %p : f32
+      %m = arith.maximumf %f, %x1 : f32
+      %r = arith.minnumf %m, %x0 : f32"""
+    cm = compile_text(elementwise(10, ["f32", "f32"], "f32", body))
+    a = rng.random(10, dtype=np.float32) + 0.5
+    b = rng.random(10, dtype=np.float32) * 2
+    p = a**b
+    np.testing.assert_allclose(cm.main(a, b), np.minimum(np.maximum(a * b + p, b), a), rtol=1e-5)
+
+
+def test_f64_arithmetic():
+    body = """      %s = arith.mulf %x0, %x1 : f64
+      %d = arith.divf %s, %x1 : f64
+      %n = arith.negf %d : f64
+      %r = arith.subf %n, %x1 : f64"""
+    cm = compile_text(elementwise(9, ["f64", "f64"], "f64", body))
+    a, b = rng.random(9), rng.random(9) + 1
+    np.testing.assert_allclose(cm.main(a, b), -((a * b) / b) - b, rtol=1e-14)
+
+
+@pytest.mark.parametrize("ty,dtype", [("i32", np.int32), ("i64", np.int64)])
+def test_integer_arithmetic(ty, dtype):
+    body = f"""      %s = arith.addi %x0, %x1 : {ty}
+      %m = arith.muli %s, %x1 : {ty}
+      %q = arith.divsi %m, %x1 : {ty}
+      %rm = arith.remsi %x0, %x1 : {ty}
+      %fd = arith.floordivsi %x0, %x1 : {ty}
+      %t = arith.addi %q, %rm : {ty}
+      %u = arith.muli %fd, %x1 : {ty}
+      %mx = arith.maxsi %t, %u : {ty}
+      %r = arith.subi %mx, %x0 : {ty}"""
+    cm = compile_text(elementwise(32, [ty, ty], ty, body))
+    a = rng.integers(-50, 50, 32).astype(dtype)
+    b = rng.integers(1, 7, 32).astype(dtype) * rng.choice([-1, 1], 32).astype(dtype)
+    q = ((a + b) * b) // b  # exact
+    rm = np.fmod(a, b)  # C remainder
+    fd = np.floor_divide(a, b)
+    expected = np.maximum(q + rm, fd * b) - a
+    np.testing.assert_array_equal(cm.main(a, b), expected)
+
+
+def test_bool_output_from_cmpf():
+    body = "      %r = arith.cmpf olt, %x0, %x1 : f32"
+    cm = compile_text(elementwise(20, ["f32", "f32"], "i1", body))
+    a, b = rng.random(20, dtype=np.float32), rng.random(20, dtype=np.float32)
+    got = cm.main(a, b)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, a < b)
+
+
+def test_bool_input_select():
+    body = "      %r = arith.select %x0, %x1, %x2 : f32"
+    cm = compile_text(elementwise(12, ["i1", "f32", "f32"], "f32", body))
+    c = rng.random(12) < 0.5
+    a, b = rng.random(12, dtype=np.float32), rng.random(12, dtype=np.float32)
+    np.testing.assert_array_equal(cm.main(c, a, b), np.where(c, a, b))
+
+
+def test_casts():
+    body = """      %f = arith.sitofp %x0 : i32 to f32
+      %h = arith.mulf %f, %x1 : f32
+      %fi = arith.fptosi %h : f32 to i64
+      %e = arith.extf %h : f32 to f64
+      %t = arith.truncf %e : f64 to f32
+      %j = arith.fptosi %t : f32 to i64
+      %ix = arith.index_cast %j : i64 to index
+      %k = arith.index_cast %ix : index to i64
+      %s = arith.addi %fi, %k : i64
+      %b = arith.cmpi sgt, %s, %k : i64
+      %z = arith.extui %b : i1 to i64
+      %u = arith.uitofp %z : i64 to f64
+      %uf = arith.fptosi %u : f64 to i64
+      %r = arith.addi %s, %uf : i64"""
+    cm = compile_text(elementwise(16, ["i32", "f32"], "i64", body))
+    a = rng.integers(-100, 100, 16).astype(np.int32)
+    b = (rng.random(16, dtype=np.float32) - 0.5) * 3
+    h = a.astype(np.float32) * b
+    i = np.trunc(h).astype(np.int64)
+    s = i + i
+    expected = s + (s > i).astype(np.int64)
+    np.testing.assert_array_equal(cm.main(a, b), expected)
+
+
+ALLOCA = """
+builtin.module {
+  func.func private @k_softmaxish(%a: memref<3x6xf32>, %o: memref<3x6xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c6 = arith.constant 6 : index
+    %z = arith.constant 0.0 : f32
+    loop.for %i = %c0 to %c3 step %c1 {
+      %tmp = memref.alloca() : memref<6xf32>
+      loop.for %j = %c0 to %c6 step %c1 {
+        %x = loop.load %a[%i, %j] : memref<3x6xf32>
+        %e = math.exp %x : f32
+        loop.store %e, %tmp[%j] : memref<6xf32>
+      }
+      %sum = loop.for %j = %c0 to %c6 step %c1 iter_args(%acc = %z) -> (f32) {
+        %e = loop.load %tmp[%j] : memref<6xf32>
+        %s = arith.addf %acc, %e : f32
+        loop.yield %s : f32
+      }
+      loop.for %j = %c0 to %c6 step %c1 {
+        %e = loop.load %tmp[%j] : memref<6xf32>
+        %d = arith.divf %e, %sum : f32
+        loop.store %d, %o[%i, %j] : memref<3x6xf32>
+      }
+    }
+    func.return
+  }
+  func.func @main(%a: memref<3x6xf32>, %o: memref<3x6xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 0>} {
+    func.call @k_softmaxish(%a, %o) : (memref<3x6xf32>, memref<3x6xf32>) -> ()
+    func.return
+  }
+}
+"""
+
+
+def test_alloca_local_buffer():
+    cm = compile_text(ALLOCA)
+    x = rng.random((3, 6), dtype=np.float32)
+    e = np.exp(x)
+    np.testing.assert_allclose(cm.main(x), e / e.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+TWO_KERNELS = """
+builtin.module {
+  func.func private @k_double(%a: memref<4x4xf32>, %o: memref<4x4xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    loop.for %i = %c0 to %c4 step %c1 {
+      loop.for %j = %c0 to %c4 step %c1 {
+        %x = loop.load %a[%i, %j] : memref<4x4xf32>
+        %y = arith.addf %x, %x : f32
+        loop.store %y, %o[%i, %j] : memref<4x4xf32>
+      }
+    }
+    func.return
+  }
+  func.func private @k_addc(%a: memref<4x4xf32>, %c: memref<4x4xf32>, %o: memref<4x4xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    loop.for %i = %c0 to %c4 step %c1 {
+      loop.for %j = %c0 to %c4 step %c1 {
+        %x = loop.load %a[%i, %j] : memref<4x4xf32>
+        %y = loop.load %c[%i, %j] : memref<4x4xf32>
+        %s = arith.addf %x, %y : f32
+        loop.store %s, %o[%i, %j] : memref<4x4xf32>
+      }
+    }
+    func.return
+  }
+  "memref.global"() <{sym_name = "small", sym_visibility = "private", type = memref<4x4xf32>, initial_value = dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]> : tensor<4x4xf32>, constant}> : () -> ()
+  func.func @main(%a: memref<4x4xf32>, %o: memref<4x4xf32>, %ws: memref<128xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 128>} {
+    %t = loop.view %ws[64] : memref<128xi8> -> memref<4x4xf32>
+    %c = memref.get_global @small : memref<4x4xf32>
+    func.call @k_double(%a, %t) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
+    func.call @k_addc(%t, %c, %o) : (memref<4x4xf32>, memref<4x4xf32>, memref<4x4xf32>) -> ()
+    func.return
+  }
+}
+"""
+
+SMALL = np.arange(1, 17, dtype=np.float32).reshape(4, 4)
+
+
+def test_two_kernels_through_workspace_and_small_constant():
+    cm = compile_text(TWO_KERNELS)
+    assert '@"small" = internal constant [16 x float]' in cm.llvm_ir
+    x = rng.random((4, 4), dtype=np.float32)
+    np.testing.assert_array_equal(cm.main(x), 2 * x + SMALL)
+
+
+def test_large_constant_becomes_hidden_argument():
+    cm = compile_text(TWO_KERNELS, max_inline_constant_bytes=16)
+    assert "@small" not in cm.llvm_ir and '@"small"' not in cm.llvm_ir
+    assert 'define void @"main"(ptr %".1", ptr %".2", ptr %".3", ptr noalias %".4")' in cm.llvm_ir
+    fn = cm.main
+    assert len(fn.hidden_constants) == 1
+    np.testing.assert_array_equal(fn.hidden_constants[0], SMALL)
+    x = rng.random((4, 4), dtype=np.float32)
+    np.testing.assert_array_equal(fn(x), 2 * x + SMALL)
+
+
+def test_big_weights_do_not_grow_ir():
+    n = 4096
+    text = f"""
+builtin.module {{
+  func.func @main(%a: memref<{n}xf32>, %o: memref<{n}xf32>, %ws: memref<0xi8>) {abi(1, 1)} {{
+    %w = memref.get_global @w : memref<{n}xf32>
+    %c0 = arith.constant 0 : index
+    %cn = arith.constant {n} : index
+    %c1 = arith.constant 1 : index
+    loop.for %i = %c0 to %cn step %c1 {{
+      %x = loop.load %a[%i] : memref<{n}xf32>
+      %y = loop.load %w[%i] : memref<{n}xf32>
+      %s = arith.mulf %x, %y : f32
+      loop.store %s, %o[%i] : memref<{n}xf32>
+    }}
+    func.return
+  }}
+}}
+"""
+    module = parse(text)
+    weights = np.arange(n, dtype=np.float32)
+    t = builtin.MemRefType(builtin.f32, [n])
+    init = builtin.DenseIntOrFPElementsAttr(
+        builtin.TensorType(builtin.f32, [n]), builtin.BytesAttr(weights.tobytes())
+    )
+    module.body.block.insert_op_before(
+        memref.GlobalOp.get(builtin.StringAttr("w"), t, init, builtin.StringAttr("private"), constant=builtin.UnitAttr()),
+        module.body.block.first_op,
+    )
+    module.verify()
+    cm = compile_loop_module(module)
+    assert len(cm.llvm_ir) < 4000
+    x = rng.random(n, dtype=np.float32)
+    np.testing.assert_array_equal(cm.main(x), x * weights)
+    # the input module was cloned, not consumed
+    assert any(op.name == "memref.global" for op in module.ops)
+
+
+def test_wrong_inputs_name_the_argument():
+    cm = compile_text(BROADCAST)
+    good = np.zeros((4, 8), np.float32)
+    with pytest.raises(ArgumentError, match=r"argument 1 \(%b\): expected shape \(8,\) float32, got \(7,\) float32"):
+        cm.main(good, np.zeros(7, np.float32))
+    with pytest.raises(ValueError, match=r"argument 0 \(%a\): expected shape \(4, 8\) float32, got \(4, 8\) float64"):
+        cm.main(np.zeros((4, 8)), np.zeros(8, np.float32))
+    with pytest.raises(ArgumentError, match="expected 2 input"):
+        cm.main(good)
+    with pytest.raises(ArgumentError, match="numpy array"):
+        cm.main([[0.0] * 8] * 4, np.zeros(8, np.float32))
+
+
+def test_non_contiguous_input_is_accepted():
+    cm = compile_text(BROADCAST)
+    a = rng.random((8, 4), dtype=np.float32).T  # Fortran order view
+    b = rng.random(8, dtype=np.float32)
+    np.testing.assert_array_equal(cm.main(a, b), a + b)
+
+
+def test_multithreaded_calls():
+    cm = compile_text(matmul_ir(16, 32, 8))
+    fn = cm.main
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        r = np.random.default_rng(seed)
+        try:
+            for _ in range(50):
+                a = r.random((16, 32), dtype=np.float32)
+                b = r.random((32, 8), dtype=np.float32)
+                np.testing.assert_allclose(fn(a, b), a @ b, rtol=1e-5)
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
