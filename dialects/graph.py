@@ -536,7 +536,7 @@ class SoftmaxOp(GraphOp):
         return [(e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)]
 
 
-GRAPH_OPS: tuple[type[GraphOp], ...] = (
+CORE_OPS: tuple[type[GraphOp], ...] = (
     ConstantOp,
     NegOp,
     ExpOp,
@@ -559,6 +559,29 @@ GRAPH_OPS: tuple[type[GraphOp], ...] = (
     SoftmaxOp,
 )
 
+# The rest of the op set lives in thematic modules; this module is the dialect.
+from graphopt.dialects import graph_math, graph_nn, graph_tensor  # noqa: E402
+from graphopt.dialects.graph_math import *  # noqa: E402,F403
+from graphopt.dialects.graph_nn import *  # noqa: E402,F403
+from graphopt.dialects.graph_tensor import *  # noqa: E402,F403
+
+GRAPH_OPS: tuple[type[GraphOp], ...] = (
+    CORE_OPS + graph_math.OPS + graph_nn.OPS + graph_tensor.OPS
+)
+
 Graph = Dialect("graph", list(GRAPH_OPS), [])
 
-__all__ = [op.__name__ for op in GRAPH_OPS] + ["GRAPH_OPS", "Graph", "GraphOp", "ALL_TYPES"]
+
+def op_class_by_name(name: str) -> type[GraphOp] | None:
+    """The graph op class called ``graph.<name>`` (or ``name``), if any."""
+    full = name if name.startswith("graph.") else f"graph.{name}"
+    return next((op for op in GRAPH_OPS if op.name == full), None)
+
+
+__all__ = [op.__name__ for op in GRAPH_OPS] + [
+    "GRAPH_OPS",
+    "Graph",
+    "GraphOp",
+    "ALL_TYPES",
+    "op_class_by_name",
+]

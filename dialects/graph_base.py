@@ -28,7 +28,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -40,7 +40,8 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import Pure
+from xdsl.pattern_rewriter import RewritePattern
+from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
@@ -149,11 +150,27 @@ def dense_i64_array(values: Sequence[int]) -> DenseArrayBase:
 # --------------------------------------------------------------------------
 
 
+class GraphCanonicalization(HasCanonicalizationPatternsTrait):
+    """Lets xDSL's ``canonicalize`` run the patterns registered for an op class
+    in ``graphopt.transforms.graph_canonicalization`` (plugins add more)."""
+
+    def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
+        from graphopt.transforms.graph_canonicalization import patterns_for
+
+        return patterns_for(op)
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        return ()
+
+
 class GraphOp(IRDLOperation):
     """Base class of every ``graph`` op: the interface described above."""
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
+
+    traits = traits_def(GraphCanonicalization())
 
     def inferred_result_types(self) -> Sequence[Attribute]:
         """The result types this op's operands and properties imply."""

@@ -124,6 +124,21 @@ class GraphBuilder:
     def softmax(self, x: SSAValue, axis: int = -1) -> SSAValue:
         return self._add(graph.SoftmaxOp(x, axis)).result
 
+    def __getattr__(self, name: str):
+        """``b.<op>(*operands, **params)`` for every graph op without a named
+        method above (e.g. ``b.conv2d(x, w, strides=(2, 2))``): it calls the
+        op class's constructor and returns the result, or a tuple of results."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        cls = graph.op_class_by_name(name)
+        if cls is None:
+            raise AttributeError(f"GraphBuilder has no method or graph op '{name}'")
+
+        def build_op(*args, **kwargs):
+            return self.apply(cls(*args, **kwargs))
+
+        return build_op
+
     # -- finishing -------------------------------------------------------------
 
     def function(self, *outputs: SSAValue) -> func.FuncOp:

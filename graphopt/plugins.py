@@ -10,6 +10,10 @@ its ``register`` function).  Inside ``register`` a plugin may:
 * ``registry.add_pass(PassClass)`` -- a new ``ModulePass`` under its ``name``;
 * ``registry.add_pattern_pass(name, patterns)`` -- a pass made of rewrite
   patterns, applied greedily until nothing changes;
+* ``registry.add_canonicalization_pattern(OpClass, pattern)`` -- a pattern
+  xDSL's ``canonicalize`` runs on ``OpClass`` ops;
+* ``registry.add_compute_rule(OpClass, rule)`` -- how ``lower-graph-to-loop``
+  computes an element of ``OpClass``'s result (see ``lowering.compute_rules``);
 
 Example::
 
@@ -63,6 +67,18 @@ class PluginRegistry:
 
     def add_pass(self, pass_cls: type[ModulePass]) -> None:
         self.passes[pass_cls.name] = lambda: pass_cls
+
+    def add_canonicalization_pattern(self, op_class: type, pattern: RewritePattern) -> None:
+        from graphopt.transforms.graph_canonicalization import (
+            register_canonicalization_pattern,
+        )
+
+        register_canonicalization_pattern(op_class, pattern)
+
+    def add_compute_rule(self, op_class: type, rule: Callable) -> None:
+        from graphopt.lowering.compute_rules import register_compute_rule
+
+        register_compute_rule(op_class)(rule)
 
     def add_pattern_pass(
         self, name: str, patterns: Sequence[RewritePattern], doc: str = ""

@@ -325,3 +325,7 @@ def _reshape(em: KernelEmitter, op: graph.ReshapeOp, _: int, idx: list[SSAValue]
     return em.value_at(op.input, in_idx)
 
 
+
+
+# The rules of the rest of the op set register themselves on import.
+from graphopt.lowering import rules_math, rules_nn, rules_tensor  # noqa: E402,F401

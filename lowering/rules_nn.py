@@ -1,0 +1,1 @@
+"""Compute rules for the ops of ``graphopt.dialects.graph_nn``."""
