@@ -143,6 +143,8 @@ class FunctionLowering:
         for inner in group.body.block.ops:
             if isinstance(inner, ConstantOp):
                 self._constant(inner)
+                if inner.result in self.scalar_of:
+                    spec.scalars[inner.result] = self.scalar_of[inner.result]
                 if inner.result in self.global_of:
                     spec.inputs.append(inner.result)
                     spec.inner_of[inner.result] = inner.result

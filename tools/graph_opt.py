@@ -64,6 +64,22 @@ class GraphOptMain(xDSLOptMain):
         for name, factory in {**project_passes(), **REGISTRY.passes}.items():
             self.register_pass(name, factory)
 
+    def register_all_targets(self) -> None:
+        super().register_all_targets()
+
+        def dot_target():
+            from graphopt.tools.dot_target import DotTarget
+
+            return DotTarget
+
+        def llvm_target():
+            from graphopt.tools.llvm_target import LLVMTarget
+
+            return LLVMTarget
+
+        self.available_targets["dot"] = dot_target
+        self.available_targets["llvm"] = llvm_target
+
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
         arg_parser.add_argument(
