@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from xdsl.dialects import llvm
+from xdsl.dialects import arith, llvm
+from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import (
     AnyFloat,
     Float32Type,
@@ -100,36 +101,35 @@ def _intrinsic(e: Emitter, name: str, args: Sequence[SSAValue], ret: Attribute) 
 # handlers: (emitter, op, operands) -> results
 # ---------------------------------------------------------------------------
 Handler = Callable[[Emitter, Operation, list[SSAValue]], list[SSAValue]]
-HANDLERS: dict[str, Handler] = {}
+HANDLERS: dict[type[Operation], Handler] = {}
 
 
-def _binop(name: str, cls: type[Operation]) -> None:
-    HANDLERS[name] = lambda e, op, a: _r(e.emit(cls(a[0], a[1])))  # type: ignore[call-arg]
+def _binop(key: type[Operation], cls: type[Operation]) -> None:
+    HANDLERS[key] = lambda e, op, a: _r(e.emit(cls(a[0], a[1])))  # type: ignore[call-arg]
 
 
 for _n, _c in {
-    "arith.addf": llvm.FAddOp,
-    "arith.subf": llvm.FSubOp,
-    "arith.mulf": llvm.FMulOp,
-    "arith.divf": llvm.FDivOp,
-    "arith.remf": llvm.FRemOp,
-    "arith.addi": llvm.AddOp,
-    "arith.subi": llvm.SubOp,
-    "arith.muli": llvm.MulOp,
-    "arith.divsi": llvm.SDivOp,
-    "arith.divui": llvm.UDivOp,
-    "arith.remsi": llvm.SRemOp,
-    "arith.remui": llvm.URemOp,
-    "arith.andi": llvm.AndOp,
-    "arith.ori": llvm.OrOp,
-    "arith.xori": llvm.XOrOp,
-    "arith.shli": llvm.ShlOp,
-    "arith.shrsi": llvm.AShrOp,
-    "arith.shrui": llvm.LShrOp,
-    "arith.maxnumf": llvm.VectorFMaxOp,
-    "arith.minnumf": llvm.VectorFMinOp,
-    "math.powf": llvm.FPowOp,
-    "math.copysign": llvm.FCopySignOp,
+    arith.AddfOp: llvm.FAddOp,
+    arith.SubfOp: llvm.FSubOp,
+    arith.MulfOp: llvm.FMulOp,
+    arith.DivfOp: llvm.FDivOp,
+    arith.AddiOp: llvm.AddOp,
+    arith.SubiOp: llvm.SubOp,
+    arith.MuliOp: llvm.MulOp,
+    arith.DivSIOp: llvm.SDivOp,
+    arith.DivUIOp: llvm.UDivOp,
+    arith.RemSIOp: llvm.SRemOp,
+    arith.RemUIOp: llvm.URemOp,
+    arith.AndIOp: llvm.AndOp,
+    arith.OrIOp: llvm.OrOp,
+    arith.XOrIOp: llvm.XOrOp,
+    arith.ShLIOp: llvm.ShlOp,
+    arith.ShRSIOp: llvm.AShrOp,
+    arith.ShRUIOp: llvm.LShrOp,
+    arith.MaxnumfOp: llvm.VectorFMaxOp,
+    arith.MinnumfOp: llvm.VectorFMinOp,
+    mathd.PowFOp: llvm.FPowOp,
+    mathd.CopySignOp: llvm.FCopySignOp,
 }.items():
     _binop(_n, _c)
 
@@ -147,10 +147,10 @@ def _minmax_int(pred: str) -> Handler:
     return lambda e, op, a: [_select(e, _icmp(e, pred, a[0], a[1]), a[0], a[1])]
 
 
-HANDLERS["arith.maxsi"] = _minmax_int("sgt")
-HANDLERS["arith.minsi"] = _minmax_int("slt")
-HANDLERS["arith.maxui"] = _minmax_int("ugt")
-HANDLERS["arith.minui"] = _minmax_int("ult")
+HANDLERS[arith.MaxSIOp] = _minmax_int("sgt")
+HANDLERS[arith.MinSIOp] = _minmax_int("slt")
+HANDLERS[arith.MaxUIOp] = _minmax_int("ugt")
+HANDLERS[arith.MinUIOp] = _minmax_int("ult")
 
 
 def _float_minmax(intr: str) -> Handler:
@@ -161,15 +161,15 @@ def _float_minmax(intr: str) -> Handler:
     return h
 
 
-HANDLERS["arith.maximumf"] = _float_minmax("maximum")
-HANDLERS["arith.minimumf"] = _float_minmax("minimum")
+HANDLERS[arith.MaximumfOp] = _float_minmax("maximum")
+HANDLERS[arith.MinimumfOp] = _float_minmax("minimum")
 
 
 def _negf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     return _r(e.emit(llvm.FNegOp(a[0])))
 
 
-HANDLERS["arith.negf"] = _negf
+HANDLERS[arith.NegfOp] = _negf
 
 
 def _div_round(e: Emitter, a: SSAValue, b: SSAValue, floor: bool) -> SSAValue:
@@ -195,20 +195,20 @@ def _div_round(e: Emitter, a: SSAValue, b: SSAValue, floor: bool) -> SSAValue:
     return _select(e, cond, qp1, q)
 
 
-HANDLERS["arith.floordivsi"] = lambda e, op, a: [_div_round(e, a[0], a[1], True)]
-HANDLERS["arith.ceildivsi"] = lambda e, op, a: [_div_round(e, a[0], a[1], False)]
+HANDLERS[arith.FloorDivSIOp] = lambda e, op, a: [_div_round(e, a[0], a[1], True)]
+HANDLERS[arith.CeilDivSIOp] = lambda e, op, a: [_div_round(e, a[0], a[1], False)]
 
 
 def _cmpi(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
-    pred = op.properties["predicate"]
-    assert isinstance(pred, IntegerAttr)
+    assert isinstance(op, arith.CmpiOp)
+    pred = op.predicate
     flag = llvm.ICmpPredicateFlag.from_int(pred.value.data)
     return [_icmp(e, flag.value, a[0], a[1])]
 
 
 def _cmpf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
-    pred = op.properties["predicate"]
-    assert isinstance(pred, IntegerAttr)
+    assert isinstance(op, arith.CmpfOp)
+    pred = op.predicate
     flag = llvm.FCmpPredicateFlag.from_int(pred.value.data)
     if flag == llvm.FCmpPredicateFlag.FALSE:
         return [const(e, 0, i1)]
@@ -217,13 +217,14 @@ def _cmpf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     return _r(e.emit(llvm.FCmpOp(a[0], a[1], flag.value)))
 
 
-HANDLERS["arith.cmpi"] = _cmpi
-HANDLERS["arith.cmpf"] = _cmpf
-HANDLERS["arith.select"] = lambda e, op, a: [_select(e, a[0], a[1], a[2])]
+HANDLERS[arith.CmpiOp] = _cmpi
+HANDLERS[arith.CmpfOp] = _cmpf
+HANDLERS[arith.SelectOp] = lambda e, op, a: [_select(e, a[0], a[1], a[2])]
 
 
 def _constant(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
-    value = op.properties["value"]
+    assert isinstance(op, arith.ConstantOp)
+    value = op.value
     t = op.results[0].type
     if isinstance(value, IntegerAttr):
         return [const(e, value.value.data, t)]
@@ -232,7 +233,7 @@ def _constant(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     raise UnsupportedOpError(f"arith.constant of {value} is not supported (only scalars)")
 
 
-HANDLERS["arith.constant"] = _constant
+HANDLERS[arith.ConstantOp] = _constant
 
 
 # --- casts -----------------------------------------------------------------
@@ -251,17 +252,14 @@ def _res_type(op: Operation) -> Attribute:
     return llvm_scalar_type(op.results[0].type)
 
 
-HANDLERS["arith.extsi"] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
-HANDLERS["arith.extui"] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), False)]
-HANDLERS["arith.trunci"] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
-HANDLERS["arith.index_cast"] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
-HANDLERS["arith.index_castui"] = lambda e, op, a: [
-    _int_resize(e, a[0], _res_type(op), False)
-]
-HANDLERS["arith.extf"] = lambda e, op, a: _r(e.emit(llvm.FPExtOp(a[0], _res_type(op))))
-HANDLERS["arith.truncf"] = lambda e, op, a: _r(e.emit(llvm.FPTruncOp(a[0], _res_type(op))))
-HANDLERS["arith.sitofp"] = lambda e, op, a: _r(e.emit(llvm.SIToFPOp(a[0], _res_type(op))))
-HANDLERS["arith.bitcast"] = lambda e, op, a: _r(e.emit(llvm.BitcastOp(a[0], _res_type(op))))
+HANDLERS[arith.ExtSIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
+HANDLERS[arith.ExtUIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), False)]
+HANDLERS[arith.TruncIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
+HANDLERS[arith.IndexCastOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
+HANDLERS[arith.ExtFOp] = lambda e, op, a: _r(e.emit(llvm.FPExtOp(a[0], _res_type(op))))
+HANDLERS[arith.TruncFOp] = lambda e, op, a: _r(e.emit(llvm.FPTruncOp(a[0], _res_type(op))))
+HANDLERS[arith.SIToFPOp] = lambda e, op, a: _r(e.emit(llvm.SIToFPOp(a[0], _res_type(op))))
+HANDLERS[arith.BitcastOp] = lambda e, op, a: _r(e.emit(llvm.BitcastOp(a[0], _res_type(op))))
 
 
 def _uitofp(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
@@ -270,7 +268,7 @@ def _uitofp(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     return _r(e.emit(llvm.SIToFPOp(z, _res_type(op))))
 
 
-HANDLERS["arith.uitofp"] = _uitofp
+HANDLERS[arith.UIToFPOp] = _uitofp
 
 
 def _fptoi(kind: str) -> Handler:
@@ -282,22 +280,22 @@ def _fptoi(kind: str) -> Handler:
     return h
 
 
-HANDLERS["arith.fptosi"] = _fptoi("fptosi")
-HANDLERS["arith.fptoui"] = _fptoi("fptoui")
+HANDLERS[arith.FPToSIOp] = _fptoi("fptosi")
+HANDLERS[arith.FPToUIOp] = _fptoi("fptoui")
 
 
 # --- math ------------------------------------------------------------------
 for _n, _c in {
-    "math.exp": llvm.FExpOp,
-    "math.exp2": llvm.FExp2Op,
-    "math.log": llvm.FLogOp,
-    "math.log2": llvm.FLog2Op,
-    "math.sqrt": llvm.FSqrtOp,
-    "math.absf": llvm.FAbsOp,
-    "math.sin": llvm.FSinOp,
-    "math.cos": llvm.FCosOp,
-    "math.floor": llvm.FFloorOp,
-    "math.ceil": llvm.FCeilOp,
+    mathd.ExpOp: llvm.FExpOp,
+    mathd.Exp2Op: llvm.FExp2Op,
+    mathd.LogOp: llvm.FLogOp,
+    mathd.Log2Op: llvm.FLog2Op,
+    mathd.SqrtOp: llvm.FSqrtOp,
+    mathd.AbsFOp: llvm.FAbsOp,
+    mathd.SinOp: llvm.FSinOp,
+    mathd.CosOp: llvm.FCosOp,
+    mathd.FloorOp: llvm.FFloorOp,
+    mathd.CeilOp: llvm.FCeilOp,
 }.items():
 
     def _mk(c: type[Operation]) -> Handler:
@@ -308,10 +306,10 @@ for _n, _c in {
     HANDLERS[_n] = _mk(_c)
 
 for _n, _intr in {
-    "math.log10": "log10",
-    "math.round": "round",
-    "math.roundeven": "roundeven",
-    "math.trunc": "trunc",
+    mathd.Log10Op: "log10",
+    mathd.RoundOp: "round",
+    mathd.RoundEvenOp: "roundeven",
+    mathd.TruncOp: "trunc",
 }.items():
 
     def _mk2(intr: str) -> Handler:
@@ -320,7 +318,7 @@ for _n, _intr in {
     HANDLERS[_n] = _mk2(_intr)
 
 
-HANDLERS["math.fma"] = lambda e, op, a: _r(e.emit(llvm.FMAOp(a[0], a[1], a[2])))
+HANDLERS[mathd.FmaOp] = lambda e, op, a: _r(e.emit(llvm.FMAOp(a[0], a[1], a[2])))
 
 
 def _rsqrt(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
@@ -329,7 +327,7 @@ def _rsqrt(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     return _r(e.emit(llvm.FDivOp(const(e, 1.0, t), s)))
 
 
-HANDLERS["math.rsqrt"] = _rsqrt
+HANDLERS[mathd.RsqrtOp] = _rsqrt
 
 
 def _absi(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
@@ -339,12 +337,14 @@ def _absi(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     return [_select(e, _icmp(e, "slt", a[0], zero), neg, a[0])]
 
 
-HANDLERS["math.absi"] = _absi
+HANDLERS[mathd.AbsIOp] = _absi
 
-LIBM_UNARY = (
-    "tanh", "erf", "erfc", "tan", "atan", "asin", "acos", "sinh", "cosh",
-    "asinh", "acosh", "atanh", "log1p", "expm1", "cbrt",
-)  # fmt: skip
+LIBM_UNARY: dict[type[Operation], str] = {
+    mathd.TanhOp: "tanh", mathd.ErfOp: "erf", mathd.TanOp: "tan", mathd.AtanOp: "atan",
+    mathd.AsinOp: "asin", mathd.AcosOp: "acos", mathd.SinhOp: "sinh", mathd.CoshOp: "cosh",
+    mathd.AsinhOp: "asinh", mathd.AcoshOp: "acosh", mathd.AtanhOp: "atanh",
+    mathd.Log1pOp: "log1p", mathd.ExpM1Op: "expm1", mathd.CbrtOp: "cbrt",
+}  # fmt: skip
 
 
 def _libm(fname: str) -> Handler:
@@ -361,14 +361,14 @@ def _libm(fname: str) -> Handler:
     return h
 
 
-for _n in LIBM_UNARY:
-    HANDLERS[f"math.{_n}"] = _libm(_n)
-HANDLERS["math.atan2"] = _libm("atan2")
+for _cls, _fname in LIBM_UNARY.items():
+    HANDLERS[_cls] = _libm(_fname)
+HANDLERS[mathd.Atan2Op] = _libm("atan2")
 
 
 def lower_scalar_op(e: Emitter, op: Operation, operands: list[SSAValue]) -> list[SSAValue]:
     """Lower one scalar op, or raise :class:`UnsupportedOpError`."""
-    handler = HANDLERS.get(op.name)
+    handler = HANDLERS.get(type(op))
     if handler is None:
         raise UnsupportedOpError(f"'{op.name}' is not supported by lower-loop-to-llvm")
     for t in (*(o.type for o in op.operands), *(r.type for r in op.results)):
