@@ -142,7 +142,7 @@ class ConstantOp(GraphOp):
                 f"graph.constant: splat value type {self.splat.type} does not match "
                 f"element type {elem}"
             )
-        if self.value is not None and not self.value.shape_is_complete:
+        if self.value is not None and len(self.value) != prod(self.value.get_shape()):
             raise VerifyException(
                 f"graph.constant: dense value holds {len(self.value)} elements, "
                 f"its type {self.value.type} needs {prod(self.value.get_shape())}"
@@ -166,6 +166,8 @@ class ConstantOp(GraphOp):
         if parser.parse_optional_keyword("splat") is not None:
             pos = parser.pos
             negative = parser.parse_optional_punctuation("-") is not None
+            # Non-finite floats print as their bit pattern (0x7F800000), as in MLIR.
+            is_hex = parser._current_token.text.lower().startswith("0x")
             if (word := parser.parse_optional_boolean()) is not None:
                 number: float | int = int(word)
             else:
@@ -179,11 +181,21 @@ class ConstantOp(GraphOp):
                 parser.raise_error(f"graph.constant: expected a tensor type, got {ty}", pos)
             elem = ty.element_type
             if elem in FLOAT_TYPES:
+                if is_hex:
+                    number = _float_from_bits(int(number), elem, parser, pos)
                 splat: FloatAttr | IntegerAttr = FloatAttr(float(number), elem)  # type: ignore[arg-type]
             elif isinstance(elem, IntegerType):
                 if isinstance(number, float) and not number.is_integer():
                     parser.raise_error(
                         f"graph.constant: splat {number} is not an integer for {elem}", pos
+                    )
+                width = elem.width.data
+                lo, hi = (0, 2) if width == 1 else (-(1 << (width - 1)), 1 << (width - 1))
+                if not lo <= int(number) < hi:
+                    parser.raise_error(
+                        f"graph.constant: splat {int(number)} is out of range for {elem}",
+                        pos,
+                        parser.pos,
                     )
                 splat = IntegerAttr(int(number), elem)
             else:
@@ -224,6 +236,15 @@ class ConstantOp(GraphOp):
             assert self.value is not None
             printer.print_attribute(self.value)
             printer.print_op_attributes(self.attributes)
+
+
+def _float_from_bits(bits: int, elem: Attribute, parser: Parser, pos: int) -> float:
+    """The float whose IEEE bit pattern is ``bits`` (how inf and NaN print)."""
+    width = 4 if elem == FLOAT_TYPES[0] else 8
+    if not 0 <= bits < (1 << (8 * width)):
+        parser.raise_error(f"graph.constant: bit pattern {bits:#x} does not fit {elem}", pos)
+    dtype = np.float32 if width == 4 else np.float64
+    return float(np.frombuffer(bits.to_bytes(width, "little"), dtype=dtype)[0])
 
 
 # --------------------------------------------------------------------------

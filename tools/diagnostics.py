@@ -41,7 +41,12 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except (VerifyException, ValueError) as err:
+            # A constraint that fails while an op's custom format is parsed:
+            # report it at the op rather than without a position.
+            raise ParseError(span, str(err)) from None
         if not isinstance(op.location, FileLineColLoc):
             loc = span.get_location()
             op.location = FileLineColLoc(

@@ -1,31 +1,37 @@
 """The project's passes, registered by name for ``graph-opt -p``.
 
-Each entry is a lazy factory so that ``graph-opt`` starts fast and a pass
-module is imported only when it is used.
+Each entry names the module and class of a pass; the module is imported only
+when the pass is used, so ``graph-opt`` starts fast.
 """
 
 from collections.abc import Callable
+from importlib import import_module
 
 from xdsl.passes import ModulePass
+
+PASS_LOCATIONS: dict[str, tuple[str, str]] = {
+    "fold-constants": ("graphopt.transforms.fold_constants", "FoldConstantsPass"),
+    "decompose": ("graphopt.transforms.decompose", "DecomposePass"),
+    "fold-batch-norm": ("graphopt.transforms.fold_batch_norm", "FoldBatchNormPass"),
+    "fuse-ops": ("graphopt.transforms.fusion", "FuseOpsPass"),
+    "plan-memory": ("graphopt.transforms.memory", "PlanMemoryPass"),
+    "plan-devices": ("graphopt.transforms.plan_devices", "PlanDevicesPass"),
+    "autodiff": ("graphopt.transforms.autodiff", "AutodiffPass"),
+    "lower-graph-to-loop": ("graphopt.lowering.graph_to_loop", "LowerGraphToLoopPass"),
+    "lower-loop-to-llvm": ("graphopt.lowering.loop_to_llvm", "LowerLoopToLLVMPass"),
+}
+
+
+def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    def factory() -> type[ModulePass]:
+        return getattr(import_module(module), cls)
+
+    return factory
 
 
 def project_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Name -> lazy factory of every pass graph-opt defines."""
-
-    def lower_loop_to_llvm() -> type[ModulePass]:
-        from graphopt.lowering.loop_to_llvm import LowerLoopToLLVMPass
-
-        return LowerLoopToLLVMPass
-
-    def lower_graph_to_loop() -> type[ModulePass]:
-        from graphopt.lowering.graph_to_loop import LowerGraphToLoopPass
-
-        return LowerGraphToLoopPass
-
-    return {
-        "lower-graph-to-loop": lower_graph_to_loop,
-        "lower-loop-to-llvm": lower_loop_to_llvm,
-    }
+    return {name: _lazy(mod, cls) for name, (mod, cls) in PASS_LOCATIONS.items()}
 
 
 def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:

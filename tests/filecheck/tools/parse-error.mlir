@@ -1,0 +1,22 @@
+// Malformed IR: one located diagnostic with the source line and a caret,
+// exit status 1, no traceback.
+// RUN: not graph-opt %s 2>&1 | filecheck %s
+// RUN: not graph-opt %S/Inputs/unknown_op.mlir 2>&1 | filecheck %s --check-prefix=UNKNOWN
+
+// CHECK-NOT: Traceback
+// CHECK: {{.*}}parse-error.mlir:[[# @LINE + 8]]:3: error: Expected '>' after builtin parameter list
+// CHECK-NEXT: {{^}}  func.return %r : tensor<4xf32>
+// CHECK-NEXT: {{^}}  ^^^^^^^^^^^
+// CHECK-NOT: Traceback
+// CHECK-NOT: error:
+
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = graph.exp %a : tensor<4xf32
+  func.return %r : tensor<4xf32>
+}
+
+// UNKNOWN-NOT: Traceback
+// UNKNOWN: {{.*}}unknown_op.mlir:2:{{[0-9]+}}: error: Operation graph.frobnicate is not registered
+// UNKNOWN-NEXT: {{^}}  %y = graph.frobnicate %x : tensor<4xf32>
+// UNKNOWN-NEXT: {{^ +\^+$}}
+// UNKNOWN-NOT: Traceback

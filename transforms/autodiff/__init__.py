@@ -1,0 +1,1 @@
+"""Symbolic reverse-mode automatic differentiation (``autodiff``)."""

@@ -1,0 +1,1 @@
+"""Memory planning (``plan-memory``): liveness, in-place reuse and offset packing into one workspace."""
