@@ -1,7 +1,414 @@
-"""Graph ops: (to be filled)."""
+"""Elementwise math of the ``graph`` dialect: unary functions, broadcasting
+binaries and comparisons, ``where`` and ``cast``.  The reductions
+(``reduce_min``, ``reduce_prod``, ``argmax``) and ``log_softmax`` live in
+``graph_reduce`` and are exported from here as well.
 
-from graphopt.dialects.graph_base import GraphOp
+    %a = graph.abs %x : tensor<8x16xi32>
+    %r = graph.rsqrt %x : tensor<8x16xf32>
+    %e = graph.erf %x : tensor<8x16xf32>
+    %g = graph.gelu %x : tensor<8x16xf32>
+    %t = graph.gelu %x {approximate} : tensor<8x16xf32>
+    %l = graph.leaky_relu %x {alpha = 1.000000e-02 : f64} : tensor<8x16xf32>
+    %c = graph.clip %x {min = 0.000000e+00 : f64, max = 6.000000e+00 : f64} : tensor<8x16xf32>
+    %s = graph.sin %x : tensor<8x16xf64>
+    %p = graph.pow %a, %b : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+    %m = graph.minimum %a, %b : (tensor<8x16xi32>, tensor<16xi32>) -> tensor<8x16xi32>
+    %q = graph.greater %a, %b : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xi1>
+    %w = graph.where %q, %a, %b : (tensor<8x16xi1>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+    %i = graph.cast %x : (tensor<8x16xf32>) -> tensor<8x16xi32>
 
-OPS: tuple[type[GraphOp], ...] = ()
+``gelu`` is exact, ``0.5·x·(1 + erf(x/√2))``; with ``approximate`` it is the
+tanh form ``0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`` (PyTorch's
+``approximate='tanh'``).  ``pow`` is defined on floats only: numpy rejects
+negative integer exponents, so there is no agreed integer meaning to copy.
+Comparisons follow IEEE (any comparison with NaN is false, ``equal`` included).
+"""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerType, TensorType, UnitAttr
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph_base import (
+    ALL_TYPES,
+    FLOAT_TYPES,
+    NUMERIC_TYPES,
+    BinaryBroadcastOp,
+    GraphOp,
+    UnaryElementwiseOp,
+    broadcast_shapes,
+    check_static_tensor,
+    element_type_of,
+    i1,
+    numpy_dtype,
+    shape_str,
+    tensor,
+    tensor_of,
+)
+from graphopt.dialects.graph_reduce import REDUCE_OPS, ArgmaxOp, LogSoftmaxOp, ReduceMinOp, ReduceProdOp
+
+
+def f64_attr(value: float) -> FloatAttr:
+    return FloatAttr(float(value), Float64Type())
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """numpy has no erf; libm's, evaluated in double precision."""
+    out = np.vectorize(math.erf, otypes=[np.float64])(np.asarray(x, dtype=np.float64))
+    return out.astype(np.asarray(x).dtype, copy=False)
+
+
+GELU_TANH_C = math.sqrt(2.0 / math.pi)
+GELU_TANH_K = 0.044715
+
+
+# --------------------------------------------------------------------------
+# unary
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class AbsOp(UnaryElementwiseOp):
+    """``|x|``; on integers the most negative value stays itself (wraps), as in numpy."""
+
+    name = "graph.abs"
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+    NUMPY_FN = staticmethod(np.abs)
+
+
+@irdl_op_definition
+class RsqrtOp(UnaryElementwiseOp):
+    name = "graph.rsqrt"
+    NUMPY_FN = staticmethod(lambda x: 1.0 / np.sqrt(x))
+
+
+@irdl_op_definition
+class ErfOp(UnaryElementwiseOp):
+    name = "graph.erf"
+    NUMPY_FN = staticmethod(erf)
+
+
+@irdl_op_definition
+class SinOp(UnaryElementwiseOp):
+    name = "graph.sin"
+    NUMPY_FN = staticmethod(np.sin)
+
+
+@irdl_op_definition
+class CosOp(UnaryElementwiseOp):
+    name = "graph.cos"
+    NUMPY_FN = staticmethod(np.cos)
+
+
+@irdl_op_definition
+class GeluOp(UnaryElementwiseOp):
+    """Exact gelu; the ``approximate`` flag selects the tanh form (module docstring)."""
+
+    name = "graph.gelu"
+    approximate = opt_prop_def(UnitAttr)
+
+    def __init__(self, input: SSAValue, approximate: bool = False):
+        super().__init__(input)
+        if approximate:
+            self.properties["approximate"] = UnitAttr()
+
+    @property
+    def is_approximate(self) -> bool:
+        return self.approximate is not None
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        with np.errstate(all="ignore"):
+            xd = x.astype(np.float64)
+            if self.is_approximate:
+                inner = np.tanh(GELU_TANH_C * (xd + GELU_TANH_K * xd * xd * xd))
+            else:
+                inner = erf(xd / math.sqrt(2.0))
+            out = 0.5 * xd * (1.0 + inner)
+        return [out.astype(x.dtype)]
+
+
+@irdl_op_definition
+class LeakyReluOp(UnaryElementwiseOp):
+    """``x`` where ``x > 0``, else ``alpha·x`` (``alpha`` defaults to 0.01)."""
+
+    name = "graph.leaky_relu"
+    alpha = prop_def(FloatAttr[Float64Type])
+
+    def __init__(self, input: SSAValue, alpha: float = 0.01):
+        super().__init__(input)
+        self.properties["alpha"] = f64_attr(alpha)
+
+    @property
+    def alpha_value(self) -> float:
+        return float(self.alpha.value.data)
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        alpha = np.asarray(self.alpha_value, dtype=x.dtype)
+        with np.errstate(all="ignore"):
+            return [np.where(x > 0, x, x * alpha).astype(x.dtype, copy=False)]
+
+
+@irdl_op_definition
+class ClipOp(UnaryElementwiseOp):
+    """``min(max(x, min), max)``; NaN stays NaN.  Bounds are f64: on integer
+    inputs they must be whole numbers (or infinite) and are clamped to the
+    element type's range; on f32 they are rounded to f32."""
+
+    name = "graph.clip"
+    min_value = prop_def(FloatAttr[Float64Type], prop_name="min")
+    max_value = prop_def(FloatAttr[Float64Type], prop_name="max")
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+
+    def __init__(self, input: SSAValue, min: float = -math.inf, max: float = math.inf):
+        super().__init__(input)
+        self.properties["min"] = f64_attr(min)
+        self.properties["max"] = f64_attr(max)
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return float(self.min_value.value.data), float(self.max_value.value.data)
+
+    def typed_bounds(self) -> tuple[float | int, float | int]:
+        """The bounds as values of the element type (see the class docstring)."""
+        lo, hi = self.bounds
+        elem = tensor_of(self.input).element_type
+        if elem in FLOAT_TYPES:
+            return lo, hi
+        assert isinstance(elem, IntegerType)
+        info = np.iinfo(numpy_dtype(elem))
+
+        def clamp(v: float) -> int:
+            if math.isinf(v):
+                return int(info.min) if v < 0 else int(info.max)
+            return max(int(info.min), min(int(info.max), int(v)))
+
+        return clamp(lo), clamp(hi)
+
+    def verify_extra(self) -> None:
+        lo, hi = self.bounds
+        if math.isnan(lo) or math.isnan(hi):
+            raise VerifyException(f"graph.clip: bounds must not be NaN (min {lo}, max {hi})")
+        if lo > hi:
+            raise VerifyException(f"graph.clip: min {lo} is greater than max {hi}")
+        elem = tensor_of(self.input).element_type
+        if elem not in FLOAT_TYPES:
+            for what, v in (("min", lo), ("max", hi)):
+                if math.isfinite(v) and not v.is_integer():
+                    raise VerifyException(
+                        f"graph.clip: {what} {v} must be a whole number for an {elem} input"
+                    )
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        lo, hi = (np.asarray(v, dtype=x.dtype) for v in self.typed_bounds())
+        return [np.minimum(np.maximum(x, lo), hi)]
+
+
+# --------------------------------------------------------------------------
+# binary and comparisons
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class PowOp(BinaryBroadcastOp):
+    """``a ** b`` on floats (a negative base to a fractional power is NaN)."""
+
+    name = "graph.pow"
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    NUMPY_FN = staticmethod(np.power)
+
+
+@irdl_op_definition
+class MinimumOp(BinaryBroadcastOp):
+    """Elementwise minimum; NaN propagates, as in numpy."""
+
+    name = "graph.minimum"
+    NUMPY_FN = staticmethod(np.minimum)
+
+
+class CompareOp(BinaryBroadcastOp):
+    """A broadcasting comparison: the result is a tensor of i1."""
+
+    @classmethod
+    def result_element_type(cls, operand_element_type: Attribute) -> Attribute:
+        return i1
+
+
+@irdl_op_definition
+class GreaterOp(CompareOp):
+    name = "graph.greater"
+    NUMPY_FN = staticmethod(np.greater)
+
+
+@irdl_op_definition
+class LessOp(CompareOp):
+    name = "graph.less"
+    NUMPY_FN = staticmethod(np.less)
+
+
+@irdl_op_definition
+class EqualOp(CompareOp):
+    name = "graph.equal"
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
+    NUMPY_FN = staticmethod(np.equal)
+
+
+# --------------------------------------------------------------------------
+# where
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class WhereOp(GraphOp):
+    """``cond ? a : b`` elementwise; the three operands broadcast together."""
+
+    name = "graph.where"
+    cond = operand_def(TensorType)
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.BROADCAST
+    traits = traits_def(Pure())
+    assembly_format = "$cond `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, cond: SSAValue, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(
+            operands=[cond, lhs, rhs],
+            result_types=[self.infer_type(cond.type, lhs.type, rhs.type)],
+        )
+
+    @classmethod
+    def infer_type(cls, cond: Attribute, lhs: Attribute, rhs: Attribute) -> TensorType:
+        for what, t in (("cond", cond), ("lhs", lhs), ("rhs", rhs)):
+            check_static_tensor(cls.name, what, t)
+        assert isinstance(cond, TensorType) and isinstance(lhs, TensorType)
+        assert isinstance(rhs, TensorType)
+        if cond.element_type != i1:
+            raise VerifyException(
+                f"graph.where: condition must have element type i1, got {cond.element_type}"
+            )
+        if lhs.element_type != rhs.element_type:
+            raise VerifyException(
+                f"graph.where: element types differ ({lhs.element_type} vs {rhs.element_type})"
+            )
+        shape = broadcast_shapes(cls.name, cond.get_shape(), lhs.get_shape(), rhs.get_shape())
+        return tensor(shape, lhs.element_type)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.cond.type, self.lhs.type, self.rhs.type)]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        c, a, b = inputs
+        return [np.asarray(np.where(c, a, b), dtype=a.dtype)]
+
+
+# --------------------------------------------------------------------------
+# cast
+# --------------------------------------------------------------------------
+
+
+def cast_array(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """numpy ``astype`` for in-range values, made total the way the compiled
+    code is: float -> int truncates toward zero and saturates at the integer
+    range, NaN -> 0; anything -> bool is ``!= 0``; int -> int wraps."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return x != 0
+    if x.dtype.kind == "f" and dtype.kind == "i":
+        bits = dtype.itemsize * 8
+        y = x.astype(np.float64)
+        nan, hi, lo = np.isnan(y), y >= 2.0 ** (bits - 1), y <= -(2.0 ** (bits - 1))
+        safe = np.where(nan | hi | lo, 0.0, y)
+        out = np.trunc(safe).astype(dtype)
+        info = np.iinfo(dtype)
+        out[hi] = info.max
+        out[lo] = info.min
+        return out
+    with np.errstate(all="ignore"):
+        return x.astype(dtype)
+
+
+@irdl_op_definition
+class CastOp(GraphOp):
+    """Convert elements between f32, f64, i32, i64 and i1; the result type
+    says to what.  Semantics are numpy ``astype`` wherever numpy defines them:
+    float -> int truncates toward zero, -> i1 is ``x != 0`` (NaN is true),
+    i1 -> number is 0/1, int -> narrower int wraps, f64 -> f32 rounds to
+    nearest (inf when too large).  Where numpy is undefined -- a float out of
+    the integer range, or NaN -- the result saturates at the integer range and
+    NaN becomes 0 (the LLVM lowering's ``fptosi.sat``); the reference
+    interpreter and constant folding do the same."""
+
+    name = "graph.cast"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, to: Attribute | np.dtype | type | str):
+        elem = to if isinstance(to, Attribute) else element_type_of(np.dtype(to))
+        check_static_tensor(self.name, "input", input.type)
+        super().__init__(
+            operands=[input], result_types=[tensor(tensor_of(input).get_shape(), elem)]
+        )
+
+    def verify_extra(self) -> None:
+        a = tensor_of(self.input).get_shape()
+        r = tensor_of(self.result).get_shape()
+        if a != r:
+            raise VerifyException(
+                f"graph.cast: result shape differs from the input shape ({shape_str(r)} vs {shape_str(a)})"
+            )
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [tensor(tensor_of(self.input).get_shape(), tensor_of(self.result).element_type)]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return [cast_array(inputs[0], numpy_dtype(tensor_of(self.result).element_type))]
+
+
+ELEMENTWISE_OPS: tuple[type[GraphOp], ...] = (
+    AbsOp,
+    RsqrtOp,
+    ErfOp,
+    SinOp,
+    CosOp,
+    GeluOp,
+    LeakyReluOp,
+    ClipOp,
+    PowOp,
+    MinimumOp,
+    GreaterOp,
+    LessOp,
+    EqualOp,
+    WhereOp,
+    CastOp,
+)
+
+OPS: tuple[type[GraphOp], ...] = ELEMENTWISE_OPS + REDUCE_OPS
+
+__all__: list[str] = [op.__name__ for op in OPS]

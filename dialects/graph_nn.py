@@ -1,7 +1,449 @@
-"""Graph ops: (to be filled)."""
+"""Graph ops of convolutional networks: conv2d, pooling and (re-exported from
+``graph_norm``) the normalization ops.  Layout is NCHW, weights OIHW.
 
-from graphopt.dialects.graph_base import GraphOp
+    %y = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4xf32>
+    %m = graph.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+    %a = graph.avg_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, count_include_pad} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+    %g = graph.global_avg_pool %x : (tensor<1x4x8x8xf32>) -> tensor<1x4x1x1xf32>
 
-OPS: tuple[type[GraphOp], ...] = ()
+A window op reads input row ``oh*sh - pad_top + kh*dh`` (columns alike).
+Reads outside the input are zero for conv2d, -inf for max_pool2d and are
+left out of (or, with ``count_include_pad``, counted as zeros in) the average
+of avg_pool2d.  Output sizes use floor division (no ``ceil_mode``).  Pool
+strides default to 1, as in ONNX (PyTorch defaults them to the kernel).
 
-__all__: list[str] = []
+All of them are OutEWiseFusable, as in TVM (``global_avg_pool2d`` included):
+an elementwise epilogue fuses into them, nothing fuses into their inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph_base import (
+    FLOAT_TYPES,
+    GraphOp,
+    check_static_tensor,
+    dense_i64_array,
+    shape_str,
+    tensor,
+    tensor_of,
+    type_str,
+)
+from graphopt.dialects.graph_norm import BatchNormOp, BatchNormTrainOp, LayerNormOp
+
+
+def _ints(attr: DenseArrayBase) -> tuple[int, ...]:
+    return tuple(attr.get_values())  # type: ignore[arg-type]
+
+
+def _rank4(op_name: str, what: str, t: Attribute) -> tuple[int, int, int, int]:
+    check_static_tensor(op_name, what, t)
+    shape = tensor_of_type(t).get_shape()
+    if len(shape) != 4:
+        raise VerifyException(f"{op_name}: {what} must have rank 4 (NCHW), got {type_str(t)}")
+    return tuple(shape)  # type: ignore[return-value]
+
+
+def tensor_of_type(t: Attribute) -> TensorType:
+    assert isinstance(t, TensorType)
+    return t
+
+
+def check_window_props(
+    op_name: str, strides: Sequence[int], padding: Sequence[int], dilations: Sequence[int]
+) -> None:
+    if len(strides) != 2 or min(strides) < 1:
+        raise VerifyException(f"{op_name}: strides must be 2 positive ints, got {list(strides)}")
+    if len(padding) != 4 or min(padding) < 0:
+        raise VerifyException(
+            f"{op_name}: padding must be 4 non-negative ints (top, left, bottom, right), "
+            f"got {list(padding)}"
+        )
+    if len(dilations) != 2 or min(dilations) < 1:
+        raise VerifyException(f"{op_name}: dilations must be 2 positive ints, got {list(dilations)}")
+
+
+def window_output_size(
+    op_name: str,
+    hw: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    padding: Sequence[int],
+    dilations: Sequence[int],
+) -> tuple[int, int]:
+    """``(OH, OW)``; the (dilated) kernel must fit in the padded input."""
+    out: list[int] = []
+    for d in range(2):
+        padded = hw[d] + padding[d] + padding[d + 2]
+        extent = (kernel[d] - 1) * dilations[d] + 1
+        if extent > padded:
+            raise VerifyException(
+                f"{op_name}: kernel {shape_str(kernel)} (dilated extent {extent}) does not fit "
+                f"in the padded input {shape_str(hw)} (padded size {padded} on axis {d + 2})"
+            )
+        out.append((padded - extent) // strides[d] + 1)
+    return out[0], out[1]
+
+
+def window_slices(
+    kh: int, kw: int, out_hw: Sequence[int], strides: Sequence[int], dilations: Sequence[int]
+) -> tuple[slice, slice]:
+    """Rows and columns of the padded input that kernel tap (kh, kw) reads."""
+    (oh, ow), (sh, sw), (dh, dw) = out_hw, strides, dilations
+    return (
+        slice(kh * dh, kh * dh + sh * (oh - 1) + 1, sh),
+        slice(kw * dw, kw * dw + sw * (ow - 1) + 1, sw),
+    )
+
+
+def pad_nchw(x: np.ndarray, padding: Sequence[int], value: float) -> np.ndarray:
+    pt, pl, pb, pr = padding
+    if not any(padding):
+        return x
+    return np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=value)
+
+
+class WindowOp(GraphOp):
+    """Properties and accessors the 2-D window ops share."""
+
+    strides = prop_def(DenseArrayBase)
+    padding = prop_def(DenseArrayBase)  # top, left, bottom, right
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    @property
+    def stride_values(self) -> tuple[int, ...]:
+        return _ints(self.strides)
+
+    @property
+    def pad_values(self) -> tuple[int, ...]:
+        return _ints(self.padding)
+
+    @property
+    def dilation_values(self) -> tuple[int, ...]:
+        return (1, 1)
+
+
+# --------------------------------------------------------------------------
+# conv2d
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class Conv2dOp(WindowOp):
+    """2-D convolution (cross-correlation), NCHW input, OIHW weight.
+
+    ``groups`` splits the C input and O output channels into that many
+    groups; output channel ``o`` reads input channels
+    ``[g*C/groups, (g+1)*C/groups)`` with ``g = o // (O/groups)``, so the
+    weight is ``O x C/groups x KH x KW``.  Depthwise: ``groups == C``.
+    """
+
+    name = "graph.conv2d"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+    dilations = prop_def(DenseArrayBase)
+    groups = prop_def(IntegerAttr)
+
+    assembly_format = "$input `,` $weight attr-dict `:` functional-type(operands, results)"
+
+    def __init__(
+        self,
+        input: SSAValue,
+        weight: SSAValue,
+        strides: Sequence[int] = (1, 1),
+        padding: Sequence[int] = (0, 0, 0, 0),
+        dilations: Sequence[int] = (1, 1),
+        groups: int = 1,
+    ):
+        super().__init__(
+            operands=[input, weight],
+            result_types=[
+                self.infer_type(input.type, weight.type, strides, padding, dilations, groups)
+            ],
+            properties={
+                "strides": dense_i64_array(strides),
+                "padding": dense_i64_array(padding),
+                "dilations": dense_i64_array(dilations),
+                "groups": IntegerAttr(groups, i64),
+            },
+        )
+
+    @classmethod
+    def infer_type(
+        cls,
+        input: Attribute,
+        weight: Attribute,
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+    ) -> TensorType:
+        name = cls.name
+        n, c, h, w = _rank4(name, "input", input)
+        o, cg, kh, kw = _rank4(name, "weight", weight)
+        check_window_props(name, strides, padding, dilations)
+        x_elem, w_elem = tensor_of_type(input).element_type, tensor_of_type(weight).element_type
+        if x_elem != w_elem:
+            raise VerifyException(f"{name}: element types differ ({x_elem} vs {w_elem})")
+        shapes = f"input {shape_str((n, c, h, w))}, weight {shape_str((o, cg, kh, kw))}"
+        if groups < 1:
+            raise VerifyException(f"{name}: groups must be positive, got {groups}")
+        if c % groups or o % groups:
+            raise VerifyException(
+                f"{name}: input channels {c} and output channels {o} must both be divisible "
+                f"by groups {groups} ({shapes})"
+            )
+        if cg != c // groups:
+            raise VerifyException(
+                f"{name}: weight has {cg} input channels per group, expected "
+                f"{c // groups} = {c} / groups {groups} ({shapes})"
+            )
+        if kh < 1 or kw < 1:
+            raise VerifyException(f"{name}: empty kernel ({shapes})")
+        oh, ow = window_output_size(name, (h, w), (kh, kw), strides, padding, dilations)
+        return tensor((n, o, oh, ow), x_elem)
+
+    @property
+    def dilation_values(self) -> tuple[int, ...]:
+        return _ints(self.dilations)
+
+    @property
+    def group_count(self) -> int:
+        return self.groups.value.data
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [
+            self.infer_type(
+                self.input.type,
+                self.weight.type,
+                self.stride_values,
+                self.pad_values,
+                self.dilation_values,
+                self.group_count,
+            )
+        ]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        """One batched contraction per kernel tap, all groups at once."""
+        x, w = inputs
+        n, c, _, _ = x.shape
+        o, cg, kh, kw = w.shape
+        _, _, oh, ow = tensor_of(self.result).get_shape()
+        groups = self.group_count
+        og = o // groups
+        xp = pad_nchw(x, self.pad_values, 0.0)
+        wg = w.reshape(groups, og, cg, kh, kw)
+        out = np.zeros((n, groups, og, oh, ow), x.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                rs, cs = window_slices(i, j, (oh, ow), self.stride_values, self.dilation_values)
+                patch = xp[:, :, rs, cs].reshape(n, groups, cg, oh, ow)
+                out += np.einsum("ngchw,goc->ngohw", patch, wg[:, :, :, i, j])
+        return [out.reshape(n, o, oh, ow)]
+
+
+# --------------------------------------------------------------------------
+# pooling
+# --------------------------------------------------------------------------
+
+
+class Pool2dOp(WindowOp):
+    """``max_pool2d`` / ``avg_pool2d``: a ``kernel`` window per output element.
+
+    Every pad must be smaller than the kernel on its axis, so every window
+    holds at least one input element."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    kernel = prop_def(DenseArrayBase)
+
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+
+    def __init__(
+        self,
+        input: SSAValue,
+        kernel: Sequence[int],
+        strides: Sequence[int] = (1, 1),
+        padding: Sequence[int] = (0, 0, 0, 0),
+        **extra: Attribute,
+    ):
+        super().__init__(
+            operands=[input],
+            result_types=[self.infer_type(input.type, kernel, strides, padding)],
+            properties={
+                "kernel": dense_i64_array(kernel),
+                "strides": dense_i64_array(strides),
+                "padding": dense_i64_array(padding),
+                **extra,
+            },
+        )
+
+    @classmethod
+    def infer_type(
+        cls,
+        input: Attribute,
+        kernel: Sequence[int],
+        strides: Sequence[int],
+        padding: Sequence[int],
+    ) -> TensorType:
+        name = cls.name
+        n, c, h, w = _rank4(name, "input", input)
+        if len(kernel) != 2 or min(kernel) < 1:
+            raise VerifyException(f"{name}: kernel must be 2 positive ints, got {list(kernel)}")
+        check_window_props(name, strides, padding, (1, 1))
+        for d in range(2):
+            if padding[d] >= kernel[d] or padding[d + 2] >= kernel[d]:
+                raise VerifyException(
+                    f"{name}: padding {list(padding)} must be smaller than the kernel "
+                    f"{shape_str(kernel)} on each axis"
+                )
+        oh, ow = window_output_size(name, (h, w), kernel, strides, padding, (1, 1))
+        return tensor((n, c, oh, ow), tensor_of_type(input).element_type)
+
+    @property
+    def kernel_values(self) -> tuple[int, ...]:
+        return _ints(self.kernel)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [
+            self.infer_type(self.input.type, self.kernel_values, self.stride_values, self.pad_values)
+        ]
+
+    def taps(self, xp: np.ndarray) -> list[np.ndarray]:
+        """The strided view of the padded input each kernel tap reads."""
+        _, _, oh, ow = tensor_of(self.result).get_shape()
+        kh, kw = self.kernel_values
+        views = []
+        for i in range(kh):
+            for j in range(kw):
+                rs, cs = window_slices(i, j, (oh, ow), self.stride_values, (1, 1))
+                views.append(xp[:, :, rs, cs])
+        return views
+
+
+@irdl_op_definition
+class MaxPool2dOp(Pool2dOp):
+    """Window maximum; padding reads as -inf (never wins); NaN propagates."""
+
+    name = "graph.max_pool2d"
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        xp = pad_nchw(x, self.pad_values, -np.inf)
+        out = None
+        for view in self.taps(xp):
+            out = view.copy() if out is None else np.maximum(out, view)
+        return [np.ascontiguousarray(out)]
+
+
+@irdl_op_definition
+class AvgPool2dOp(Pool2dOp):
+    """Window mean.  The divisor is ``KH*KW`` with ``count_include_pad``
+    (padding counts as zeros), else the number of taps inside the input."""
+
+    name = "graph.avg_pool2d"
+    count_include_pad = opt_prop_def(UnitAttr)
+
+    def __init__(
+        self,
+        input: SSAValue,
+        kernel: Sequence[int],
+        strides: Sequence[int] = (1, 1),
+        padding: Sequence[int] = (0, 0, 0, 0),
+        count_include_pad: bool = False,
+    ):
+        extra = {"count_include_pad": UnitAttr()} if count_include_pad else {}
+        super().__init__(input, kernel, strides, padding, **extra)
+
+    @property
+    def includes_pad(self) -> bool:
+        return self.count_include_pad is not None
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        kh, kw = self.kernel_values
+        total = sum(v.astype(x.dtype) for v in self.taps(pad_nchw(x, self.pad_values, 0.0)))
+        if self.includes_pad or not any(self.pad_values):
+            count: np.ndarray | float = float(kh * kw)
+        else:
+            ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
+            count = sum(self.taps(pad_nchw(ones, self.pad_values, 0.0)))  # type: ignore[assignment]
+        return [np.ascontiguousarray(total / np.asarray(count, x.dtype))]
+
+
+@irdl_op_definition
+class GlobalAvgPoolOp(GraphOp):
+    """Mean over every spatial axis: ``N x C x D1 x ... -> N x C x 1 x ...``.
+
+    OutEWiseFusable as in TVM (``nn.global_avg_pool2d``), although it is a
+    reduction: like the other pools it anchors a group with its epilogue."""
+
+    name = "graph.global_avg_pool"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[self.infer_type(input.type)])
+
+    @classmethod
+    def infer_type(cls, input: Attribute) -> TensorType:
+        check_static_tensor(cls.name, "input", input)
+        t = tensor_of_type(input)
+        shape = t.get_shape()
+        if len(shape) < 3:
+            raise VerifyException(
+                f"{cls.name}: input must have rank >= 3 (N, C, spatial...), got {type_str(t)}"
+            )
+        if 0 in shape[2:]:
+            raise VerifyException(f"{cls.name}: empty spatial axis in {type_str(t)}")
+        return tensor((shape[0], shape[1], *([1] * (len(shape) - 2))), t.element_type)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.input.type)]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        axes = tuple(range(2, x.ndim))
+        return [np.mean(x, axis=axes, keepdims=True).astype(x.dtype, copy=False)]
+
+
+OPS: tuple[type[GraphOp], ...] = (
+    Conv2dOp,
+    MaxPool2dOp,
+    AvgPool2dOp,
+    GlobalAvgPoolOp,
+    BatchNormOp,
+    BatchNormTrainOp,
+    LayerNormOp,
+)
+
+__all__: list[str] = [op.__name__ for op in OPS]

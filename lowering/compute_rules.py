@@ -52,6 +52,45 @@ def register_compute_rule(*op_classes: type[GraphOp]) -> Callable[[Callable], Ca
     return decorate
 
 
+LoopOrderRule = Callable[[GraphOp, int], list[int]]
+
+LOOP_ORDER_RULES: dict[type[GraphOp], LoopOrderRule] = {}
+"""Preferred loop order (outermost first) of an anchor's output nest, for ops
+whose per-slice statistics should be hoisted: e.g. softmax along axis 0 wants
+that axis innermost so the max and sum are computed once per column."""
+
+
+def register_loop_order(*op_classes: type[GraphOp]) -> Callable[[LoopOrderRule], LoopOrderRule]:
+    def decorate(rule: LoopOrderRule) -> LoopOrderRule:
+        for cls in op_classes:
+            LOOP_ORDER_RULES[cls] = rule
+        return rule
+
+    return decorate
+
+
+def preferred_loop_order(root: SSAValue) -> list[int] | None:
+    """The loop order the anchor under ``root`` asks for, looking through an
+    elementwise epilogue of the same shape; ``None`` keeps row-major order."""
+    from graphopt.dialects.fuse_pattern import FusePattern
+
+    value = root
+    while isinstance(op := value.owner, GraphOp):
+        if (rule := LOOP_ORDER_RULES.get(type(op))) is not None:
+            return rule(op, op.results.index(value))
+        if op.fuse_pattern > FusePattern.BROADCAST:
+            return None
+        same = [v for v in op.operands if v.type == value.type and isinstance(v.owner, GraphOp)]
+        if not same:
+            return None
+        value = same[0]
+    return None
+
+
+def axis_innermost(rank: int, axis: int) -> list[int]:
+    return [d for d in range(rank) if d != axis] + [axis]
+
+
 def compute_rule_for(op: GraphOp) -> ComputeRule:
     for cls in type(op).__mro__:
         if cls in COMPUTE_RULES:
@@ -240,6 +279,11 @@ def _reduce(em: KernelEmitter, op: ReduceOp, _: int, idx: list[SSAValue]) -> SSA
         count = math.prod(in_shape[a] for a in axes)
         return s_div(em, total, em.scalar_constant(float(count), t))
     return total
+
+
+@register_loop_order(graph.SoftmaxOp)
+def _softmax_order(op: graph.SoftmaxOp, _: int) -> list[int]:
+    return axis_innermost(len(tensor_of(op.input).get_shape()), op.normalized_axis)
 
 
 @register_compute_rule(graph.SoftmaxOp)

@@ -41,6 +41,7 @@ from graphopt.dialects import loop
 from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
+from graphopt.lowering.compute_rules import preferred_loop_order
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource
 
 ALIGNMENT = 64
@@ -277,7 +278,7 @@ def emit_kernel(
     emitter = KernelEmitter(entry, sources)
     out_args = entry.args[len(in_types):]
     for root, out in zip(spec.roots, out_args):
-        emitter.store_nest(root, out)
+        emitter.store_nest(root, out, preferred_loop_order(root))
     entry.add_op(func.ReturnOp())
     return func.FuncOp(
         spec.name, ([*in_types, *out_types], []), Region(entry), visibility="private"

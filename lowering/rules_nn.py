@@ -1,1 +1,336 @@
-"""Compute rules for the ops of ``graphopt.dialects.graph_nn``."""
+"""Compute rules for the ops of ``graphopt.dialects.graph_nn`` (conv2d, pooling)
+and ``graph_norm`` (batch_norm, batch_norm_train, layer_norm).
+
+Window ops read padded inputs without ever loading out of bounds: the input
+index ``i = o*s - pad + k*d`` is checked with one unsigned compare
+(``i < extent``, which also rejects negative ``i``), replaced by 0 when out of
+range, loaded, and the loaded value replaced by the pad value.  Axes without
+padding skip the check (the verifier guarantees the window fits).
+
+Statistics (batch mean/variance, a layer_norm row's mean/variance) are
+``em.cached`` on the indices they depend on, so they are computed once per
+row or channel iteration, not per element.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects import arith
+from xdsl.dialects import math as mathd
+from xdsl.dialects.builtin import i64
+from xdsl.ir import SSAValue
+
+from graphopt.dialects import graph_nn as nn
+from graphopt.dialects import graph_norm as norm
+from graphopt.dialects.graph_base import tensor_of
+from graphopt.lowering.compute_rules import (
+    broadcast_indices,
+    elem_type,
+    lowest,
+    register_compute_rule,
+    register_loop_order,
+    result,
+    s_add,
+    s_div,
+    s_max,
+    s_mul,
+    s_sub,
+)
+from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.rules_tensor import idx_lt, idx_sub_const, select
+
+# --------------------------------------------------------------------------
+# window helpers
+# --------------------------------------------------------------------------
+
+
+def window_origin(em: KernelEmitter, out: SSAValue, stride: int, pad: int) -> SSAValue:
+    """``out*stride - pad``: the input index of the window's first tap (may be
+    negative, as a signed index)."""
+    return idx_sub_const(em, em.idx_mul(out, stride), pad)
+
+
+def tap_index(
+    em: KernelEmitter, origin: SSAValue, tap: SSAValue, dilation: int, extent: int, padded: bool
+) -> tuple[SSAValue, SSAValue | None]:
+    """The input index of one tap, clamped to 0 when outside ``[0, extent)``,
+    and the in-bounds flag (None when the axis has no padding)."""
+    i = em.idx_add(origin, em.idx_mul(tap, dilation))
+    if not padded:
+        return i, None
+    ok = idx_lt(em, i, extent, unsigned=True)
+    return select(em, ok, i, em.index(0)), ok
+
+
+def and_flags(em: KernelEmitter, a: SSAValue | None, b: SSAValue | None) -> SSAValue | None:
+    if a is None or b is None:
+        return a if b is None else b
+    return result(em.emit(arith.AndIOp(a, b)))
+
+
+class Window:
+    """The two spatial axes of one output element of a window op."""
+
+    def __init__(
+        self,
+        em: KernelEmitter,
+        op: nn.WindowOp,
+        out_hw: Sequence[SSAValue],
+        in_hw: Sequence[int],
+    ):
+        self.em = em
+        strides, pads, self.dilations = op.stride_values, op.pad_values, op.dilation_values
+        self.in_hw = in_hw
+        self.padded = [pads[d] > 0 or pads[d + 2] > 0 for d in range(2)]
+        self.origins = [window_origin(em, out_hw[d], strides[d], pads[d]) for d in range(2)]
+
+    def at(self, kh: SSAValue, kw: SSAValue) -> tuple[list[SSAValue], SSAValue | None]:
+        """Safe ``[ih, iw]`` for tap (kh, kw) and its in-bounds flag."""
+        ih, ok_h = tap_index(self.em, self.origins[0], kh, self.dilations[0], self.in_hw[0], self.padded[0])
+        iw, ok_w = tap_index(self.em, self.origins[1], kw, self.dilations[1], self.in_hw[1], self.padded[1])
+        return [ih, iw], and_flags(self.em, ok_h, ok_w)
+
+
+def reduce_dims(
+    em: KernelEmitter,
+    extents: Sequence[int],
+    init: SSAValue,
+    body,
+) -> SSAValue:
+    """``em.reduce`` over ``extents`` with unit extents dropped (their index
+    is the constant 0); ``body(ivs, acc)`` returns the next accumulator."""
+    loops = [d for d, e in enumerate(extents) if e != 1]
+
+    def step(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        full = [em.index(0)] * len(extents)
+        for d, iv in zip(loops, ivs):
+            full[d] = iv
+        return [body(full, accs[0])]
+
+    if not loops:
+        return step([], [init])[0]
+    return em.reduce([extents[d] for d in loops], [init], step)[0]
+
+
+# --------------------------------------------------------------------------
+# conv2d and pooling
+# --------------------------------------------------------------------------
+
+
+@register_compute_rule(nn.Conv2dOp)
+def _conv2d(em: KernelEmitter, op: nn.Conv2dOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``out[n,o,y,x] = sum_{c,ky,kx} in[n, g*Cg + c, y*sy - pt + ky*dy,
+    x*sx - pl + kx*dx] * w[o, c, ky, kx]`` with ``g = o // (O / groups)``."""
+    n, o, y, x = idx
+    _, _, h, w = tensor_of(op.input).get_shape()
+    out_ch, cg, kh, kw = tensor_of(op.weight).get_shape()
+    t = elem_type(op.result)
+    groups = op.group_count
+    base = None if groups == 1 else em.idx_mul(em.idx_div(o, out_ch // groups), cg)
+    win = Window(em, op, [y, x], [h, w])
+    zero = em.scalar_constant(0.0, t)
+
+    def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+        c, ky, kx = ivs
+        (ih, iw), ok = win.at(ky, kx)
+        ch = c if base is None else base if cg == 1 else em.idx_add(base, c)
+        v = em.value_at(op.input, [n, ch, ih, iw])
+        if ok is not None:
+            v = select(em, ok, v, zero)
+        return s_add(em, acc, s_mul(em, v, em.value_at(op.weight, [o, c, ky, kx])))
+
+    return reduce_dims(em, [cg, kh, kw], zero, body)
+
+
+@register_compute_rule(nn.MaxPool2dOp)
+def _max_pool2d(em: KernelEmitter, op: nn.MaxPool2dOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """Window maximum; out-of-bounds taps read as -inf."""
+    n, c, y, x = idx
+    _, _, h, w = tensor_of(op.input).get_shape()
+    t = elem_type(op.result)
+    win = Window(em, op, [y, x], [h, w])
+    low = em.scalar_constant(lowest(t), t)
+
+    def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+        (ih, iw), ok = win.at(*ivs)
+        v = em.value_at(op.input, [n, c, ih, iw])
+        return s_max(em, acc, v if ok is None else select(em, ok, v, low))
+
+    return reduce_dims(em, op.kernel_values, low, body)
+
+
+def in_bounds_count(em: KernelEmitter, origin: SSAValue, k: int, extent: int) -> SSAValue:
+    """How many of the taps ``origin .. origin+k-1`` lie in ``[0, extent)``."""
+    lo = result(em.emit(arith.MaxSIOp(origin, em.index(0))))
+    end = result(em.emit(arith.AddiOp(origin, em.index(k))))
+    hi = result(em.emit(arith.MinSIOp(end, em.index(extent))))
+    return result(em.emit(arith.SubiOp(hi, lo)))
+
+
+@register_compute_rule(nn.AvgPool2dOp)
+def _avg_pool2d(em: KernelEmitter, op: nn.AvgPool2dOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """Window sum (padding reads as 0) over the divisor: ``KH*KW``, or the
+    in-bounds tap count (from index arithmetic, per output row and column)."""
+    n, c, y, x = idx
+    _, _, h, w = tensor_of(op.input).get_shape()
+    kh, kw = op.kernel_values
+    t = elem_type(op.result)
+    win = Window(em, op, [y, x], [h, w])
+    zero = em.scalar_constant(0.0, t)
+
+    def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+        (ih, iw), ok = win.at(*ivs)
+        v = em.value_at(op.input, [n, c, ih, iw])
+        return s_add(em, acc, v if ok is None else select(em, ok, v, zero))
+
+    total = reduce_dims(em, (kh, kw), zero, body)
+    if op.includes_pad or not any(win.padded):
+        return s_div(em, total, em.scalar_constant(float(kh * kw), t))
+    count = result(
+        em.emit(
+            arith.MuliOp(
+                in_bounds_count(em, win.origins[0], kh, h), in_bounds_count(em, win.origins[1], kw, w)
+            )
+        )
+    )
+    count_i = result(em.emit(arith.IndexCastOp(count, i64)))
+    return s_div(em, total, result(em.emit(arith.SIToFPOp(count_i, t))))
+
+
+@register_compute_rule(nn.GlobalAvgPoolOp)
+def _global_avg_pool(em: KernelEmitter, op: nn.GlobalAvgPoolOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    shape = tensor_of(op.input).get_shape()
+    t = elem_type(op.result)
+    spatial = shape[2:]
+    total = reduce_dims(
+        em,
+        spatial,
+        em.scalar_constant(0.0, t),
+        lambda ivs, acc: s_add(em, acc, em.value_at(op.input, [idx[0], idx[1], *ivs])),
+    )
+    return s_div(em, total, em.scalar_constant(float(math.prod(spatial)), t))
+
+
+# --------------------------------------------------------------------------
+# normalization
+# --------------------------------------------------------------------------
+
+
+def s_sqrt(em: KernelEmitter, a: SSAValue) -> SSAValue:
+    return result(em.emit(mathd.SqrtOp(a)))
+
+
+@register_compute_rule(norm.BatchNormOp)
+def _batch_norm(em: KernelEmitter, op: norm.BatchNormOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``(x - mean[c]) * (scale[c] / sqrt(var[c] + eps)) + bias[c]``; the
+    per-channel factor is hoisted out of the spatial loops."""
+    t = elem_type(op.result)
+    c = [idx[1]]
+    var = em.value_at(op.var, c)
+    denom = s_sqrt(em, s_add(em, var, em.scalar_constant(op.epsilon, t)))
+    factor = s_div(em, em.value_at(op.scale, c), denom)
+    centred = s_sub(em, em.value_at(op.input, idx), em.value_at(op.mean, c))
+    return s_add(em, s_mul(em, centred, factor), em.value_at(op.bias, c))
+
+
+def _batch_stats(
+    em: KernelEmitter, op: norm.BatchNormTrainOp, ch: SSAValue
+) -> tuple[SSAValue, SSAValue]:
+    """Mean and biased variance of channel ``ch`` (two passes over N and the
+    spatial axes), cached on the channel index."""
+    shape = tensor_of(op.input).get_shape()
+    t = elem_type(op.input)
+    extents = [shape[0], *shape[2:]]
+    count = em.scalar_constant(float(math.prod(extents)), t)
+    zero = em.scalar_constant(0.0, t)
+
+    def element(ivs: list[SSAValue]) -> SSAValue:
+        return em.value_at(op.input, [ivs[0], ch, *ivs[1:]])
+
+    def mean() -> SSAValue:
+        total = reduce_dims(em, extents, zero, lambda ivs, acc: s_add(em, acc, element(ivs)))
+        return s_div(em, total, count)
+
+    m = em.cached(("batch_norm_train.mean", op), [ch], mean)
+
+    def var() -> SSAValue:
+        def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+            d = s_sub(em, element(ivs), m)
+            return s_add(em, acc, s_mul(em, d, d))
+
+        return s_div(em, reduce_dims(em, extents, zero, body), count)
+
+    v = em.cached(("batch_norm_train.var", op), [ch], var)
+    return m, v
+
+
+@register_loop_order(norm.BatchNormTrainOp)
+def _batch_norm_train_order(op: norm.BatchNormTrainOp, result_index: int) -> list[int]:
+    """Channel outermost: each channel's mean and variance are computed once."""
+    rank = len(tensor_of(op.results[result_index]).get_shape())
+    return axis_outermost(rank, 1) if result_index == 0 else list(range(rank))
+
+
+def axis_outermost(rank: int, axis: int) -> list[int]:
+    return [axis] + [d for d in range(rank) if d != axis]
+
+
+@register_compute_rule(norm.BatchNormTrainOp)
+def _batch_norm_train(
+    em: KernelEmitter, op: norm.BatchNormTrainOp, result_index: int, idx: list[SSAValue]
+) -> SSAValue:
+    """Result 0: ``(x - mean) / sqrt(var + eps) * scale + bias`` with the
+    batch statistics; results 1 and 2: the statistics themselves."""
+    ch = idx[0] if result_index else idx[1]
+    m, v = _batch_stats(em, op, ch)
+    if result_index == 1:
+        return m
+    if result_index == 2:
+        return v
+    t = elem_type(op.result)
+    denom = em.cached(
+        ("batch_norm_train.denom", op),
+        [ch],
+        lambda: s_sqrt(em, s_add(em, v, em.scalar_constant(op.epsilon, t))),
+    )
+    centred = s_sub(em, em.value_at(op.input, idx), m)
+    y = s_mul(em, s_div(em, centred, denom), em.value_at(op.scale, [ch]))
+    return s_add(em, y, em.value_at(op.bias, [ch]))
+
+
+@register_compute_rule(norm.LayerNormOp)
+def _layer_norm(em: KernelEmitter, op: norm.LayerNormOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """Row statistics over the axes from ``axis`` on, cached per row (the
+    outer indices), then ``(x - mean) / sqrt(var + eps) * scale + bias``."""
+    axis = op.normalized_axis
+    shape = tensor_of(op.input).get_shape()
+    t = elem_type(op.result)
+    outer = idx[:axis]
+    extents = shape[axis:]
+    count = em.scalar_constant(float(math.prod(extents)), t)
+    zero = em.scalar_constant(0.0, t)
+
+    def element(ivs: list[SSAValue]) -> SSAValue:
+        return em.value_at(op.input, [*outer, *ivs])
+
+    def mean() -> SSAValue:
+        total = reduce_dims(em, extents, zero, lambda ivs, acc: s_add(em, acc, element(ivs)))
+        return s_div(em, total, count)
+
+    m = em.cached(("layer_norm.mean", op), outer, mean)
+
+    def denom() -> SSAValue:
+        def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+            d = s_sub(em, element(ivs), m)
+            return s_add(em, acc, s_mul(em, d, d))
+
+        var = s_div(em, reduce_dims(em, extents, zero, body), count)
+        return s_sqrt(em, s_add(em, var, em.scalar_constant(op.epsilon, t)))
+
+    sd = em.cached(("layer_norm.denom", op), outer, denom)
+    row = idx[axis:]
+    y = s_div(em, s_sub(em, em.value_at(op.input, idx), m), sd)
+    y = s_mul(em, y, em.value_at(op.scale, broadcast_indices(em, op.scale, row)))
+    return s_add(em, y, em.value_at(op.bias, broadcast_indices(em, op.bias, row)))

@@ -1,0 +1,296 @@
+"""Normalization ops (re-exported by ``graph_nn``): batch_norm in inference
+and training form, and layer_norm.
+
+    %y = graph.batch_norm %x, %scale, %bias, %mean, %var {eps = 1.0e-05 : f64} : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x8x8xf32>
+    %y, %m, %v = graph.batch_norm_train %x, %scale, %bias {eps = 1.0e-05 : f64, momentum = 0.9 : f64} : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)
+    %l = graph.layer_norm %x, %scale, %bias {axis = -1 : i64, eps = 1.0e-05 : f64} : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+
+The channel axis of batch_norm is 1 (N, C, ...).  Variances are biased (divide
+by the element count) and computed in two passes (no ``E[x²]-E[x]²``
+cancellation).  All three are OutEWiseFusable (TVM treats batch_norm so before
+``SimplifyInference`` rewrites it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, TensorType, i64
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph_base import (
+    FLOAT_TYPES,
+    GraphOp,
+    broadcast_shapes,
+    normalize_axis,
+    shape_str,
+    tensor,
+    tensor_of,
+    type_str,
+)
+
+DEFAULT_EPS = 1e-5
+
+
+def _f64(value: float) -> FloatAttr:
+    return FloatAttr(float(value), Float64Type())
+
+
+class NormOp(GraphOp):
+    """Shared settings: float only, Pure, OutEWiseFusable, an ``eps`` > 0."""
+
+    eps = prop_def(FloatAttr[Float64Type])
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    @property
+    def epsilon(self) -> float:
+        return self.eps.value.data
+
+    def verify_extra(self) -> None:
+        if not self.epsilon >= 0.0:
+            raise VerifyException(f"{self.name}: eps must be >= 0, got {self.epsilon}")
+
+    def check_same_element_type(self) -> None:
+        first = tensor_of(self.operands[0]).element_type
+        for i, v in enumerate(self.operands[1:], start=1):
+            if tensor_of(v).element_type != first:
+                raise VerifyException(
+                    f"{self.name}: element types differ (operand #0 is {first}, "
+                    f"operand #{i} is {tensor_of(v).element_type})"
+                )
+
+
+def check_channel_params(op_name: str, x: Attribute, params: Sequence[tuple[str, Attribute]]) -> int:
+    """``x`` is ``N x C x ...``; each parameter must be a ``C`` vector."""
+    assert isinstance(x, TensorType)
+    shape = x.get_shape()
+    if len(shape) < 2:
+        raise VerifyException(f"{op_name}: input must have rank >= 2 (N, C, ...), got {type_str(x)}")
+    c = shape[1]
+    for what, t in params:
+        assert isinstance(t, TensorType)
+        if list(t.get_shape()) != [c]:
+            raise VerifyException(
+                f"{op_name}: {what} must have shape {c} (the channels of {shape_str(shape)}), "
+                f"got {shape_str(t.get_shape())}"
+            )
+    return c
+
+
+def channel_view(v: np.ndarray, rank: int) -> np.ndarray:
+    """A ``C`` vector shaped to broadcast along axis 1 of a rank-``rank`` array."""
+    return v.reshape((1, -1) + (1,) * (rank - 2))
+
+
+@irdl_op_definition
+class BatchNormOp(NormOp):
+    """Inference batch norm with given statistics:
+    ``y = (x - mean) * (scale / sqrt(var + eps)) + bias`` per channel."""
+
+    name = "graph.batch_norm"
+    input = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    mean = operand_def(TensorType)
+    var = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = (
+        "$input `,` $scale `,` $bias `,` $mean `,` $var attr-dict `:` functional-type(operands, results)"
+    )
+
+    def __init__(
+        self,
+        input: SSAValue,
+        scale: SSAValue,
+        bias: SSAValue,
+        mean: SSAValue,
+        var: SSAValue,
+        eps: float = DEFAULT_EPS,
+    ):
+        super().__init__(
+            operands=[input, scale, bias, mean, var],
+            result_types=[input.type],
+            properties={"eps": _f64(eps)},
+        )
+        self.inferred_result_types()  # shape errors surface when building
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        params = [(n, getattr(self, n).type) for n in ("scale", "bias", "mean", "var")]
+        check_channel_params(self.name, self.input.type, params)
+        self.check_same_element_type()
+        return [self.input.type]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        x, scale, bias, mean, var = inputs
+        r = x.ndim
+        factor = scale / np.sqrt(var + np.asarray(self.epsilon, x.dtype))
+        y = (x - channel_view(mean, r)) * channel_view(factor, r) + channel_view(bias, r)
+        return [y.astype(x.dtype, copy=False)]
+
+
+@irdl_op_definition
+class BatchNormTrainOp(NormOp):
+    """Training batch norm: normalizes with the batch's own statistics.
+
+    Results: ``y``, the batch mean and the biased batch variance per channel
+    (over N and the spatial axes), as ONNX and PyTorch normalize with.
+
+    The op keeps no state.  ``momentum`` is carried for the training step
+    that updates the running statistics from the two extra results, with
+    ONNX's convention ``running = running * momentum + batch * (1 -
+    momentum)`` (PyTorch's ``momentum`` is ``1 -`` this; PyTorch also
+    stores the unbiased variance, ``var * n / (n - 1)``).  Keeping the update
+    outside keeps the op pure and its gradient free of state.
+    """
+
+    name = "graph.batch_norm_train"
+    input = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    result = result_def(TensorType)
+    batch_mean = result_def(TensorType)
+    batch_var = result_def(TensorType)
+    momentum = prop_def(FloatAttr[Float64Type])
+
+    assembly_format = "$input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)"
+
+    def __init__(
+        self,
+        input: SSAValue,
+        scale: SSAValue,
+        bias: SSAValue,
+        eps: float = DEFAULT_EPS,
+        momentum: float = 0.9,
+    ):
+        t = tensor_of(input)
+        c = t.get_shape()[1] if len(t.get_shape()) >= 2 else 0
+        stats = tensor((c,), t.element_type)
+        super().__init__(
+            operands=[input, scale, bias],
+            result_types=[input.type, stats, stats],
+            properties={"eps": _f64(eps), "momentum": _f64(momentum)},
+        )
+        self.inferred_result_types()
+
+    @property
+    def momentum_value(self) -> float:
+        return self.momentum.value.data
+
+    def verify_extra(self) -> None:
+        super().verify_extra()
+        if not 0.0 <= self.momentum_value <= 1.0:
+            raise VerifyException(f"{self.name}: momentum must be in [0, 1], got {self.momentum_value}")
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        params = [("scale", self.scale.type), ("bias", self.bias.type)]
+        c = check_channel_params(self.name, self.input.type, params)
+        self.check_same_element_type()
+        shape = tensor_of(self.input).get_shape()
+        if prod(shape) == 0:
+            raise VerifyException(f"{self.name}: empty batch ({shape_str(shape)})")
+        stats = tensor((c,), tensor_of(self.input).element_type)
+        return [self.input.type, stats, stats]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        x, scale, bias = inputs
+        r = x.ndim
+        axes = (0, *range(2, r))
+        mean = np.mean(x, axis=axes, keepdims=True)
+        centred = x - mean
+        var = np.mean(centred * centred, axis=axes, keepdims=True)
+        denom = np.sqrt(var + np.asarray(self.epsilon, x.dtype))
+        y = centred / denom * channel_view(scale, r) + channel_view(bias, r)
+        return [y.astype(x.dtype, copy=False), mean.reshape(-1), var.reshape(-1)]
+
+
+@irdl_op_definition
+class LayerNormOp(NormOp):
+    """ONNX LayerNormalization: normalize over the axes ``[axis, rank)``,
+    ``y = (x - mean) / sqrt(var + eps) * scale + bias``.  ``scale`` and
+    ``bias`` broadcast (numpy rules) to the normalized shape ``x.shape[axis:]``."""
+
+    name = "graph.layer_norm"
+    input = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr)
+
+    assembly_format = "$input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)"
+
+    def __init__(
+        self,
+        input: SSAValue,
+        scale: SSAValue,
+        bias: SSAValue,
+        axis: int = -1,
+        eps: float = DEFAULT_EPS,
+    ):
+        super().__init__(
+            operands=[input, scale, bias],
+            result_types=[input.type],
+            properties={"axis": IntegerAttr(axis, i64), "eps": _f64(eps)},
+        )
+        self.inferred_result_types()
+
+    @property
+    def normalized_axis(self) -> int:
+        rank = len(tensor_of(self.input).get_shape())
+        if rank == 0:
+            raise VerifyException(f"{self.name}: input must have rank >= 1, got {type_str(self.input.type)}")
+        return normalize_axis(self.name, self.axis.value.data, rank)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        axis = self.normalized_axis
+        shape = tensor_of(self.input).get_shape()
+        norm = tuple(shape[axis:])
+        if prod(norm) == 0:
+            raise VerifyException(f"{self.name}: empty normalized axes ({shape_str(shape)}, axis {axis})")
+        for what in ("scale", "bias"):
+            p = tensor_of(getattr(self, what)).get_shape()
+            ok = len(p) <= len(norm)
+            if ok:
+                try:
+                    ok = broadcast_shapes(self.name, p, norm) == norm
+                except VerifyException:
+                    ok = False
+            if not ok:
+                raise VerifyException(
+                    f"{self.name}: {what} {shape_str(p)} does not broadcast to the normalized "
+                    f"shape {shape_str(norm)} of {shape_str(shape)}"
+                )
+        self.check_same_element_type()
+        return [self.input.type]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        x, scale, bias = inputs
+        axes = tuple(range(self.normalized_axis, x.ndim))
+        mean = np.mean(x, axis=axes, keepdims=True)
+        centred = x - mean
+        var = np.mean(centred * centred, axis=axes, keepdims=True)
+        y = centred / np.sqrt(var + np.asarray(self.epsilon, x.dtype)) * scale + bias
+        return [y.astype(x.dtype, copy=False)]
+
+
+OPS: tuple[type[GraphOp], ...] = (BatchNormOp, BatchNormTrainOp, LayerNormOp)
+
+__all__: list[str] = [op.__name__ for op in OPS]

@@ -1,0 +1,182 @@
+"""Reductions beyond the core ones, and ``log_softmax`` (exported through
+``graph_math``).
+
+    %m = graph.reduce_min %x {axes = array<i64: -1>, keepdims} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    %p = graph.reduce_prod %x {axes = array<i64: 0>} : (tensor<4x8xi32>) -> tensor<8xi32>
+    %i = graph.argmax %x {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4xi64>
+    %k = graph.argmax %x {axis = -1 : i64, keepdims} : (tensor<4x8xf32>) -> tensor<4x1xi64>
+    %l = graph.log_softmax %x {axis = -1 : i64} : (tensor<8x10xf32>) -> tensor<8x10xf32>
+
+``argmax`` returns the first index of the largest element, as numpy does; a
+NaN counts as larger than everything, so the first NaN's index is returned
+(numpy's behaviour too).  On i1, true is larger than false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph_base import (
+    ALL_TYPES,
+    FLOAT_TYPES,
+    GraphOp,
+    ReduceOp,
+    check_static_tensor,
+    normalize_axis,
+    shape_str,
+    tensor,
+    tensor_of,
+)
+
+
+@irdl_op_definition
+class ReduceMinOp(ReduceOp):
+    """Smallest element over ``axes``; NaN propagates, as in numpy."""
+
+    name = "graph.reduce_min"
+    NUMPY_FN = staticmethod(np.min)
+
+    def verify_extra(self) -> None:
+        shape = tensor_of(self.input).get_shape()
+        if any(shape[a] == 0 for a in self.normalized_axes):
+            raise VerifyException(
+                f"graph.reduce_min: cannot reduce an empty axis ({shape_str(shape)})"
+            )
+
+
+@irdl_op_definition
+class ReduceProdOp(ReduceOp):
+    """Product over ``axes`` (1 for an empty axis); integers wrap around."""
+
+    name = "graph.reduce_prod"
+    NUMPY_FN = staticmethod(np.prod)
+
+
+@irdl_op_definition
+class ArgmaxOp(GraphOp):
+    """Index (i64) of the first maximum along ``axis`` (see the module docstring)."""
+
+    name = "graph.argmax"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr)
+    keepdims = opt_prop_def(UnitAttr)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.COMM_REDUCE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, axis: int = -1, keepdims: bool = False):
+        super().__init__(
+            operands=[input],
+            result_types=[self.infer_type(input.type, axis, keepdims)],
+            properties={
+                "axis": IntegerAttr(axis, i64),
+                **({"keepdims": UnitAttr()} if keepdims else {}),
+            },
+        )
+
+    @classmethod
+    def infer_type(cls, input: Attribute, axis: int, keepdims: bool) -> TensorType:
+        check_static_tensor(cls.name, "input", input)
+        assert isinstance(input, TensorType)
+        shape = input.get_shape()
+        a = normalize_axis(cls.name, axis, len(shape))
+        if shape[a] == 0:
+            raise VerifyException(
+                f"graph.argmax: cannot take the argmax of an empty axis "
+                f"(axis {axis} of {shape_str(shape)})"
+            )
+        out = [1 if d == a else n for d, n in enumerate(shape)] if keepdims else [
+            n for d, n in enumerate(shape) if d != a
+        ]
+        return tensor(out, i64)
+
+    @property
+    def keeps_dims(self) -> bool:
+        return self.keepdims is not None
+
+    @property
+    def normalized_axis(self) -> int:
+        rank = len(tensor_of(self.input).get_shape())
+        return normalize_axis(self.name, self.axis.value.data, rank)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.input.type, self.axis.value.data, self.keeps_dims)]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        out = np.argmax(x, axis=self.normalized_axis, keepdims=self.keeps_dims)
+        return [np.asarray(out, dtype=np.int64)]
+
+
+@irdl_op_definition
+class LogSoftmaxOp(GraphOp):
+    """``x - max - log(sum(exp(x - max)))`` along ``axis`` (stable for large logits)."""
+
+    name = "graph.log_softmax"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, axis: int = -1):
+        super().__init__(
+            operands=[input],
+            result_types=[input.type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+
+    @property
+    def normalized_axis(self) -> int:
+        rank = len(tensor_of(self.input).get_shape())
+        return normalize_axis(self.name, self.axis.value.data, rank)
+
+    def verify_extra(self) -> None:
+        shape = tensor_of(self.input).get_shape()
+        if shape[self.normalized_axis] == 0:
+            raise VerifyException(
+                f"graph.log_softmax: cannot normalize over an empty axis "
+                f"(axis {self.axis.value.data} of {shape_str(shape)})"
+            )
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        _ = self.normalized_axis
+        return [self.input.type]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        axis = self.normalized_axis
+        with np.errstate(all="ignore"):
+            shifted = x - np.max(x, axis=axis, keepdims=True)
+            logsum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+        return [(shifted - logsum).astype(x.dtype, copy=False)]
+
+
+REDUCE_OPS: tuple[type[GraphOp], ...] = (ReduceMinOp, ReduceProdOp, ArgmaxOp, LogSoftmaxOp)
+
+__all__ = [op.__name__ for op in REDUCE_OPS] + ["REDUCE_OPS"]
