@@ -20,6 +20,7 @@ today every intermediate gets its own 64-byte-aligned region.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -71,12 +72,23 @@ def is_graph_function(fn: func.FuncOp) -> bool:
     )
 
 
-def assign_workspace_offsets(values: Sequence[SSAValue]) -> tuple[dict[SSAValue, int], int]:
+def assign_workspace_offsets(
+    values: Sequence[SSAValue], fn: func.FuncOp | None = None
+) -> tuple[dict[SSAValue, int], int]:
     """Byte offsets for intermediates, and the workspace size.
 
-    Every intermediate gets its own aligned region (no reuse); memory planning
-    will replace this with a packed plan.
+    When ``fn`` carries a memory plan (``plan-memory``) that places every one
+    of ``values`` and passes the plan checker, it is used as is (an in-place
+    output simply shares its input's offset).  Otherwise -- no plan, or a plan
+    made stale by a later rewrite -- every intermediate gets its own aligned
+    region.
     """
+    if fn is not None:
+        from graphopt.transforms.memory import usable_plan
+
+        planned = usable_plan(fn, values)
+        if planned is not None:
+            return planned
     offsets: dict[SSAValue, int] = {}
     top = 0
     for v in values:
@@ -191,7 +203,7 @@ class FunctionLowering:
             for v in k.outputs
             if v not in output_slot and v.uses
         ]
-        offsets, ws_bytes = assign_workspace_offsets(intermediates)
+        offsets, ws_bytes = assign_workspace_offsets(intermediates, fn)
 
         in_types = [memref_of(t) for t in fn.function_type.inputs.data]  # type: ignore[arg-type]
         out_types = [memref_of(tensor_of(v)) for v in ret.arguments]
@@ -285,8 +297,23 @@ def emit_kernel(
     )
 
 
+#: Group codegen inlines producers recursively (a few frames per op), so a
+#: group as deep as fuse-ops' default max-depth (256) needs more than Python's
+#: default limit of 1000 frames.
+RECURSION_LIMIT = 20_000
+
+
 def lower_graph_to_loop(module: ModuleOp) -> None:
     """Replace every graph function of ``module`` by its kernels and driver."""
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    try:
+        _lower_functions(module)
+    finally:
+        sys.setrecursionlimit(old_limit)
+
+
+def _lower_functions(module: ModuleOp) -> None:
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         if not is_graph_function(fn):
             continue
