@@ -4,8 +4,8 @@ The import package maps the repository's folders: ``graphopt.dialects``,
 ``graphopt.transforms``, ``graphopt.lowering``, ``graphopt.runtime``,
 ``graphopt.frontends`` and ``graphopt.tools``.
 
-``graphopt.compile(module_or_path, pipeline=...)`` compiles a graph-level
-module to native code (see ``graphopt.runtime.compile``).
+``graphopt.compile(module_or_path, pipeline=..., opt_level=...)`` compiles a
+graph-level module to native code (see ``graphopt.runtime.compile``).
 """
 
 from typing import Any

@@ -3,9 +3,12 @@
     cm = graphopt.compile("examples/mlp.mlir", pipeline="canonicalize,cse")
     probs = cm["mlp"](x)            # or cm.mlp(x)
 
-The graph-level ``pipeline`` (any ``graph-opt -p`` spec) runs first, then
+The graph-level passes run first: the named pipeline of ``opt_level`` (0-3,
+see ``graphopt.transforms.pipelines``), then ``pipeline`` (any ``graph-opt -p``
+spec, named pipelines such as ``default`` included).  Then
 ``lower-graph-to-loop`` and ``lower-loop-to-llvm``; llvmlite compiles the
-result at speed level 3 for the host CPU.
+result at speed level 3 for the host CPU.  ``opt_level=2`` compiles exactly
+what ``graph-opt -O2 -t llvm`` prints.
 """
 
 from __future__ import annotations
@@ -15,12 +18,20 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from graphopt.dialects import project_context
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.executable import CompiledModule, compile_loop_module
 from graphopt.tools.diagnostics import LocatedParser, UserError, verify_located
 from graphopt.transforms import available_passes
+from graphopt.transforms.pipelines import (
+    PipelineError,
+    combine,
+    expand_named_pipelines,
+    normalize_level,
+    pipeline_spec,
+)
 
 
 def parse_file(path: str | os.PathLike[str]) -> ModuleOp:
@@ -40,11 +51,15 @@ def parse_text(text: str, name: str = "<string>") -> ModuleOp:
 
 def run_pipeline(module: ModuleOp, pipeline: str) -> None:
     """Apply a ``graph-opt -p`` pipeline spec to ``module`` in place."""
-    if not pipeline:
+    try:
+        spec = expand_named_pipelines(pipeline)
+    except PipelineError as err:
+        raise UserError(str(err)) from None
+    if not spec.strip():
         return
     try:
-        passes = PassPipeline.parse_spec(available_passes(), pipeline)
-    except ValueError as err:
+        passes = PassPipeline.parse_spec(available_passes(), spec)
+    except (ValueError, TypeError, ArgSpecParseError) as err:
         raise UserError(f"invalid pipeline '{pipeline}': {err}") from None
     passes.apply(project_context(), module)
     verify_located(module)
@@ -54,16 +69,22 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     source: ModuleOp | str | os.PathLike[str],
     pipeline: str = "",
     *,
+    opt_level: int | str | None = None,
     max_inline_constant_bytes: int = 4096,
     llvm_opt_level: int = 3,
 ) -> CompiledModule:
     """Compile a graph-level module, or the ``.mlir`` file at ``source``.
 
-    A module passed in is not modified.
+    A module passed in is not modified.  ``opt_level`` (0-3, or ``"O2"``,
+    ``"default"``...) runs its named pipeline before ``pipeline``.
     """
     module = source.clone() if isinstance(source, ModuleOp) else parse_file(source)
     verify_located(module)
-    run_pipeline(module, pipeline)
+    try:
+        level = pipeline_spec(normalize_level(opt_level)) if opt_level is not None else ""
+    except PipelineError as err:
+        raise UserError(str(err)) from None
+    run_pipeline(module, combine(level, pipeline))
     lower_graph_to_loop(module)
     verify_located(module)
     return compile_loop_module(

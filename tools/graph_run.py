@@ -1,12 +1,14 @@
 """``graph-run``: compile a graph-level ``.mlir`` file and run it on numpy data.
 
     graph-run FILE [--entry NAME] [--inputs in.npz | --random-inputs --seed N]
-              [--output out.npz] [--check] [--bench N] [-p PIPELINE]
+              [--output out.npz] [--check] [--bench N] [-O LEVEL] [-p PIPELINE]
 
 It prints a one-line summary of each output.  ``--check`` compares with the
 reference interpreter (f32: rtol 1e-4, atol 1e-5; f64: rtol 1e-9, atol 1e-12;
 integers and booleans exactly) and exits 1 on a mismatch.  ``--bench N``
 prints the median latency of the compiled code and of the interpreter.
+``-O0`` .. ``-O3`` run a named optimization pipeline before the ``-p`` passes
+(``-p`` also accepts pipeline names such as ``default``).
 """
 
 from __future__ import annotations
@@ -121,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="compare with the reference interpreter")
     p.add_argument("--bench", type=int, metavar="N", default=0, help="time N calls of each")
     p.add_argument("-p", "--passes", default="", help="graph-level pass pipeline to run first")
+    p.add_argument(
+        "-O", dest="opt_level", metavar="LEVEL", default=None,
+        help="optimization level 0-3 (-O0 .. -O3), applied before -p",
+    )
     p.add_argument("--version", action="version", version=f"graph-run {__version__}")
     return p
 
@@ -135,7 +141,8 @@ def run(argv: Sequence[str] | None) -> int:
     name = fn.sym_name.data
     inputs = load_inputs(args.inputs, fn) if args.inputs else random_inputs(fn, args.seed)
     interpreter = ReferenceInterpreter(module)
-    compiled = compile_module(module, args.passes)[name]
+    level = f"-O{args.opt_level}" if args.opt_level is not None else None
+    compiled = compile_module(module, args.passes, opt_level=level)[name]
     try:
         outputs = compiled(*inputs)
     except ValueError as err:
