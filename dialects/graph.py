@@ -581,13 +581,14 @@ CORE_OPS: tuple[type[GraphOp], ...] = (
 )
 
 # The rest of the op set lives in thematic modules; this module is the dialect.
-from graphopt.dialects import graph_math, graph_nn, graph_tensor  # noqa: E402
+from graphopt.dialects import graph_grad, graph_math, graph_nn, graph_tensor  # noqa: E402
+from graphopt.dialects.graph_grad import *  # noqa: E402,F403
 from graphopt.dialects.graph_math import *  # noqa: E402,F403
 from graphopt.dialects.graph_nn import *  # noqa: E402,F403
 from graphopt.dialects.graph_tensor import *  # noqa: E402,F403
 
 GRAPH_OPS: tuple[type[GraphOp], ...] = (
-    CORE_OPS + graph_math.OPS + graph_nn.OPS + graph_tensor.OPS
+    CORE_OPS + graph_math.OPS + graph_nn.OPS + graph_tensor.OPS + graph_grad.OPS
 )
 
 Graph = Dialect("graph", list(GRAPH_OPS), [])

@@ -14,6 +14,8 @@ its ``register`` function).  Inside ``register`` a plugin may:
   xDSL's ``canonicalize`` runs on ``OpClass`` ops;
 * ``registry.add_compute_rule(OpClass, rule)`` -- how ``lower-graph-to-loop``
   computes an element of ``OpClass``'s result (see ``lowering.compute_rules``);
+* ``registry.add_gradient_rule(OpClass, rule)`` -- how ``autodiff``
+  differentiates ``OpClass`` (see ``transforms.autodiff.rules``);
 
 Example::
 
@@ -79,6 +81,11 @@ class PluginRegistry:
         from graphopt.lowering.compute_rules import register_compute_rule
 
         register_compute_rule(op_class)(rule)
+
+    def add_gradient_rule(self, op_class: type, rule: Callable) -> None:
+        from graphopt.transforms.autodiff import register_gradient_rule
+
+        register_gradient_rule(op_class, rule)
 
     def add_pattern_pass(
         self, name: str, patterns: Sequence[RewritePattern], doc: str = ""

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
-from xdsl.dialects.builtin import IntegerType, TensorType
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from graphopt.dialects import graph
@@ -372,4 +372,4 @@ def _reshape(em: KernelEmitter, op: graph.ReshapeOp, _: int, idx: list[SSAValue]
 
 
 # The rules of the rest of the op set register themselves on import.
-from graphopt.lowering import rules_math, rules_nn, rules_tensor  # noqa: E402,F401
+from graphopt.lowering import rules_grad, rules_math, rules_nn, rules_tensor  # noqa: E402,F401

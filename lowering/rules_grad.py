@@ -1,0 +1,257 @@
+"""Compute rules for the ops of ``graphopt.dialects.graph_grad`` (gradient ops).
+
+The window backward ops read the output gradient "in reverse": for input
+row ``h`` and kernel tap ``kh`` the output row is ``oh = (h + pad_top -
+kh*dil) / stride``, which exists only if the division is exact and in range.
+Indices are clamped into range before every load and the value is masked
+with a select (never an out-of-bounds load).
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.dialects import arith
+from xdsl.ir import SSAValue
+
+from graphopt.dialects import graph_grad
+from graphopt.dialects.graph_base import tensor_of
+from graphopt.lowering.compute_rules import elem_type, register_compute_rule, s_add, s_div, s_mul
+from graphopt.lowering.kernel_emitter import KernelEmitter
+
+
+@register_compute_rule(graph_grad.AddNOp)
+def _add_n(em: KernelEmitter, op: graph_grad.AddNOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    total = em.value_at(op.inputs[0], idx)
+    for v in op.inputs[1:]:
+        total = s_add(em, total, em.value_at(v, idx))
+    return total
+
+
+# -- index helpers -------------------------------------------------------------
+
+
+def _r(em: KernelEmitter, op) -> SSAValue:
+    return em.emit(op).results[0]
+
+
+def _cmp(em: KernelEmitter, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    return _r(em, arith.CmpiOp(a, b, pred))
+
+
+def _and(em: KernelEmitter, a: SSAValue | None, b: SSAValue) -> SSAValue:
+    return b if a is None else _r(em, arith.AndIOp(a, b))
+
+
+def _select(em: KernelEmitter, cond: SSAValue | None, a: SSAValue, b: SSAValue) -> SSAValue:
+    return a if cond is None else _r(em, arith.SelectOp(cond, a, b))
+
+
+def _clamp(em: KernelEmitter, v: SSAValue, hi: int) -> SSAValue:
+    v = _r(em, arith.MaxSIOp(v, em.index(0)))
+    return _r(em, arith.MinSIOp(v, em.index(hi)))
+
+
+def reverse_window_index(
+    em: KernelEmitter, i: SSAValue, tap: SSAValue, pad: int, stride: int, dil: int, out_extent: int
+) -> tuple[SSAValue, SSAValue | None]:
+    """The output position whose window reads input ``i`` at ``tap`` (clamped
+    into range), and the i1 condition that it exists (None: always)."""
+    t = em.idx_add(i, em.index(pad)) if pad else i
+    t = _r(em, arith.SubiOp(t, em.idx_mul(tap, dil)))
+    hi = stride * (out_extent - 1)
+    valid = _and(em, _cmp(em, "sge", t, em.index(0)), _cmp(em, "sle", t, em.index(hi)))
+    if stride > 1:
+        rem = _r(em, arith.RemSIOp(t, em.index(stride)))
+        valid = _and(em, valid, _cmp(em, "eq", rem, em.index(0)))
+    return em.idx_div(_clamp(em, t, hi), stride), valid
+
+
+def forward_window_index(
+    em: KernelEmitter, o: SSAValue, tap: SSAValue, pad: int, stride: int, dil: int, in_extent: int
+) -> tuple[SSAValue, SSAValue]:
+    """The input position window ``o`` reads at ``tap`` (clamped) and whether
+    it is inside the input."""
+    t = em.idx_add(em.idx_mul(o, stride), em.idx_mul(tap, dil))
+    if pad:
+        t = _r(em, arith.SubiOp(t, em.index(pad)))
+    valid = _and(em, _cmp(em, "sge", t, em.index(0)), _cmp(em, "slt", t, em.index(in_extent)))
+    return _clamp(em, t, in_extent - 1), valid
+
+
+# -- convolution -----------------------------------------------------------------
+
+
+@register_compute_rule(graph_grad.Conv2dGradInputOp)
+def _conv_grad_input(em: KernelEmitter, op: graph_grad.Conv2dGradInputOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    n, c, h, w = idx
+    f, cg, kh, kw = tensor_of(op.weight).get_shape()
+    oh, ow = tensor_of(op.grad).get_shape()[2:]
+    (sh, sw), (dh, dw) = op.stride_values, op.dilation_values
+    pt, pl, _, _ = op.pad_values
+    groups = op.group_count
+    fg = f // groups
+    t = elem_type(op.result)
+    zero = em.scalar_constant(0.0, t)
+    cc = em.idx_rem(c, cg) if groups > 1 else c
+    base = em.idx_mul(em.idx_div(c, cg), fg) if groups > 1 else None
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        fi, i, j = ivs
+        ff = em.idx_add(base, fi) if base is not None else fi
+        r, vr = reverse_window_index(em, h, i, pt, sh, dh, oh)
+        q, vq = reverse_window_index(em, w, j, pl, sw, dw, ow)
+        prod = s_mul(em, em.value_at(op.grad, [n, ff, r, q]), em.value_at(op.weight, [ff, cc, i, j]))
+        return [s_add(em, accs[0], _select(em, _and(em, vr, vq), prod, zero))]
+
+    return em.reduce([fg, kh, kw], [zero], body)[0]
+
+
+@register_compute_rule(graph_grad.Conv2dGradFilterOp)
+def _conv_grad_filter(em: KernelEmitter, op: graph_grad.Conv2dGradFilterOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    f, cc, i, j = idx
+    n, c, h, w = tensor_of(op.input).get_shape()
+    fo, oh, ow = tensor_of(op.grad).get_shape()[1:]
+    (sh, sw), (dh, dw) = op.stride_values, op.dilation_values
+    pt, pl, _, _ = op.pad_values
+    groups = op.group_count
+    cg, fg = c // groups, fo // groups
+    ch = em.idx_add(em.idx_mul(em.idx_div(f, fg), cg), cc) if groups > 1 else cc
+    t = elem_type(op.result)
+    zero = em.scalar_constant(0.0, t)
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        b, r, q = ivs
+        ih, vh = forward_window_index(em, r, i, pt, sh, dh, h)
+        iw, vw = forward_window_index(em, q, j, pl, sw, dw, w)
+        prod = s_mul(em, em.value_at(op.grad, [b, f, r, q]), em.value_at(op.input, [b, ch, ih, iw]))
+        return [s_add(em, accs[0], _select(em, _and(em, vh, vw), prod, zero))]
+
+    return em.reduce([n, oh, ow], [zero], body)[0]
+
+
+# -- pooling -----------------------------------------------------------------------
+
+
+@register_compute_rule(graph_grad.MaxPool2dGradOp)
+def _max_pool_grad(em: KernelEmitter, op: graph_grad.MaxPool2dGradOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    n, c, h, w = idx
+    hin, win = tensor_of(op.input).get_shape()[2:]
+    oh, ow = tensor_of(op.grad).get_shape()[2:]
+    kh, kw = op.kernel.get_values()
+    (sh, sw), (dh, dw) = op.stride_values, op.dilation_values
+    pt, pl, _, _ = op.pad_values
+    t = elem_type(op.result)
+    zero = em.scalar_constant(0.0, t)
+
+    def first_argmax(r: SSAValue, q: SSAValue) -> SSAValue:
+        """The tap (i*KW + j) of the first maximum of window (r, q)."""
+
+        def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+            i, j = ivs
+            ih, vh = forward_window_index(em, r, i, pt, sh, dh, hin)
+            iw, vw = forward_window_index(em, q, j, pl, sw, dw, win)
+            x = _select(em, _and(em, vh, vw), em.value_at(op.input, [n, c, ih, iw]),
+                        em.scalar_constant(-math.inf, t))
+            better = _r(em, arith.CmpfOp(x, accs[0], "ogt"))
+            tap = em.idx_add(em.idx_mul(i, kw), j)
+            return [_select(em, better, x, accs[0]), _select(em, better, tap, accs[1])]
+
+        inits = [em.scalar_constant(-math.inf, t), em.index(0)]
+        return em.reduce([kh, kw], inits, body)[1]
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        i, j = ivs
+        r, vr = reverse_window_index(em, h, i, pt, sh, dh, oh)
+        q, vq = reverse_window_index(em, w, j, pl, sw, dw, ow)
+        best = em.cached(("max_pool.argmax", op), [n, c, r, q], lambda: first_argmax(r, q))
+        hit = _cmp(em, "eq", best, em.idx_add(em.idx_mul(i, kw), j))
+        cond = _and(em, _and(em, vr, vq), hit)
+        return [s_add(em, accs[0], _select(em, cond, em.value_at(op.grad, [n, c, r, q]), zero))]
+
+    return em.reduce([kh, kw], [zero], body)[0]
+
+
+@register_compute_rule(graph_grad.AvgPool2dGradOp)
+def _avg_pool_grad(em: KernelEmitter, op: graph_grad.AvgPool2dGradOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    n, c, h, w = idx
+    hin, win = tensor_of(op.result).get_shape()[2:]
+    oh, ow = tensor_of(op.grad).get_shape()[2:]
+    kh, kw = op.kernel.get_values()
+    (sh, sw), (dh, dw) = op.stride_values, op.dilation_values
+    pt, pl, _, _ = op.pad_values
+    t = elem_type(op.result)
+    zero, one = em.scalar_constant(0.0, t), em.scalar_constant(1.0, t)
+
+    def taps_inside(o: SSAValue, k: int, pad: int, stride: int, dil: int, extent: int) -> SSAValue:
+        def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+            _, inside = forward_window_index(em, o, ivs[0], pad, stride, dil, extent)
+            return [s_add(em, accs[0], _select(em, inside, one, zero))]
+
+        return em.reduce([k], [zero], body)[0]
+
+    def divisor(r: SSAValue, q: SSAValue) -> SSAValue:
+        if op.count_include_pad is not None:
+            return em.scalar_constant(float(kh * kw), t)
+        rows = em.cached(("avg_pool.rows", op), [r], lambda: taps_inside(r, kh, pt, sh, dh, hin))
+        cols = em.cached(("avg_pool.cols", op), [q], lambda: taps_inside(q, kw, pl, sw, dw, win))
+        return s_mul(em, rows, cols)
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        i, j = ivs
+        r, vr = reverse_window_index(em, h, i, pt, sh, dh, oh)
+        q, vq = reverse_window_index(em, w, j, pl, sw, dw, ow)
+        share = s_div(em, em.value_at(op.grad, [n, c, r, q]), divisor(r, q))
+        return [s_add(em, accs[0], _select(em, _and(em, vr, vq), share, zero))]
+
+    return em.reduce([kh, kw], [zero], body)[0]
+
+
+__all__ = ["forward_window_index", "reverse_window_index"]
+
+
+# -- scatter-style ops ---------------------------------------------------------------
+
+
+@register_compute_rule(graph_grad.SliceGradOp)
+def _slice_grad(em: KernelEmitter, op: graph_grad.SliceGradOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``out[i] = g[(i - first) / step]`` where that is exact and in range, else 0."""
+    counts = tensor_of(op.grad).get_shape()
+    valid: SSAValue | None = None
+    src: list[SSAValue] = []
+    for i, first, step, count in zip(idx, op.firsts.get_values(), op.steps.get_values(), counts):
+        if step > 0:
+            t = _r(em, arith.SubiOp(i, em.index(first))) if first else i
+        else:
+            t = _r(em, arith.SubiOp(em.index(first), i))
+        stride, hi = abs(step), abs(step) * (count - 1)
+        ok = _and(em, _cmp(em, "sge", t, em.index(0)), _cmp(em, "sle", t, em.index(hi)))
+        if stride > 1:
+            ok = _and(em, ok, _cmp(em, "eq", _r(em, arith.RemSIOp(t, em.index(stride))), em.index(0)))
+        valid = _and(em, valid, ok)
+        src.append(em.idx_div(_clamp(em, t, hi), stride))
+    g = em.value_at(op.grad, src)
+    return _select(em, valid, g, em.scalar_constant(0.0, elem_type(op.result)))
+
+
+@register_compute_rule(graph_grad.GatherGradOp)
+def _gather_grad(em: KernelEmitter, op: graph_grad.GatherGradOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``out[..., j, ...] = sum over index positions p with index[p] == j of g[..., p, ...]``."""
+    a = op.axis_value
+    dim = tensor_of(op.result).get_shape()[a]
+    ishape = tensor_of(op.indices).get_shape()
+    t = elem_type(op.result)
+    zero = em.scalar_constant(0.0, t)
+    i64t = elem_type(op.indices)
+    j = _r(em, arith.IndexCastOp(idx[a], i64t))
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        k = em.value_at(op.indices, ivs)
+        wrapped = _r(em, arith.AddiOp(k, em.scalar_constant(dim, i64t)))
+        k = _select(em, _cmp(em, "slt", k, em.scalar_constant(0, i64t)), wrapped, k)
+        k = _r(em, arith.MaxSIOp(k, em.scalar_constant(0, i64t)))
+        k = _r(em, arith.MinSIOp(k, em.scalar_constant(dim - 1, i64t)))
+        g = em.value_at(op.grad, [*idx[:a], *ivs, *idx[a + 1:]])
+        return [s_add(em, accs[0], _select(em, _cmp(em, "eq", k, j), g, zero))]
+
+    return em.reduce(list(ishape), [zero], body)[0]
