@@ -219,13 +219,26 @@ def _binary(em: KernelEmitter, op: BinaryBroadcastOp, _: int, idx: list[SSAValue
 # --------------------------------------------------------------------------
 
 
+#: Output rows narrower than this use the dot-product form.
+MATMUL_ROW_MIN_WIDTH = 4
+
+
 @register_compute_rule(graph.MatmulOp)
 def _matmul(em: KernelEmitter, op: graph.MatmulOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    """``out[b..., i, j] = sum_k a[b..., i, k] * b[b..., k, j]``."""
+    """``out[b..., i, j] = sum_k a[b..., i, k] * b[b..., k, j]``.
+
+    When the output nest's innermost loop runs over ``j`` (the usual case: the
+    matmul is the anchor, read by its elementwise epilogue at the nest's own
+    indices), a whole output row is computed first, once per ``(b..., i)``,
+    into a stack buffer in ``i, k, j`` order -- the inner ``j`` loop is
+    contiguous and vectorises -- and the element is a load from that row.
+    Otherwise each element is a dot product over ``k``.
+    """
     batch, i, j = idx[:-2], idx[-2], idx[-1]
     a_shape = tensor_of(op.lhs).get_shape()
     b_shape = tensor_of(op.rhs).get_shape()
     k_extent = a_shape[-1]
+    n_extent = b_shape[-1]
     t = elem_type(op.result)
 
     def batch_idx(shape: Sequence[int]) -> list[SSAValue]:
@@ -234,6 +247,18 @@ def _matmul(em: KernelEmitter, op: graph.MatmulOp, _: int, idx: list[SSAValue]) 
         return [em.index(0) if d == 1 else batch[offset + n] for n, d in enumerate(dims)]
 
     a_batch, b_batch = batch_idx(a_shape), batch_idx(b_shape)
+    inner = em.innermost
+    if (
+        inner is not None
+        and inner[0] is j
+        and inner[1] == n_extent >= MATMUL_ROW_MIN_WIDTH
+        and all(em.scope_for([v]).depth < em.scope_for([j]).depth for v in (*batch, i))
+    ):
+        row = em.cached(
+            ("matmul.row", op), [*a_batch, *b_batch, i],
+            lambda: _matmul_row(em, op, a_batch, b_batch, i, k_extent, n_extent, t),
+        )
+        return em.load(row, [j])
 
     def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
         (k,) = ivs
@@ -242,6 +267,34 @@ def _matmul(em: KernelEmitter, op: graph.MatmulOp, _: int, idx: list[SSAValue]) 
         return [s_add(em, accs[0], s_mul(em, a, b))]
 
     return em.reduce([k_extent], [em.scalar_constant(0, t)], body)[0]
+
+
+def _matmul_row(
+    em: KernelEmitter,
+    op: graph.MatmulOp,
+    a_batch: list[SSAValue],
+    b_batch: list[SSAValue],
+    i: SSAValue,
+    k_extent: int,
+    n_extent: int,
+    t: Attribute,
+) -> SSAValue:
+    """``row[:] = a[b.., i, :] @ b[b.., :, :]`` into a fresh stack buffer."""
+    row = em.local_buffer([n_extent], t)
+    zero = em.scalar_constant(0, t)
+    em.loop(n_extent, lambda jj: em.store(zero, row, [jj]))
+
+    def k_body(k: SSAValue) -> None:
+        a = em.value_at(op.lhs, [*a_batch, i, k])
+
+        def j_body(jj: SSAValue) -> None:
+            b = em.value_at(op.rhs, [*b_batch, k, jj])
+            em.store(s_add(em, em.load(row, [jj]), s_mul(em, a, b)), row, [jj])
+
+        em.loop(n_extent, j_body)
+
+    em.loop(k_extent, k_body)
+    return row
 
 
 def reduced_input_indices(

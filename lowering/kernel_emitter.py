@@ -97,6 +97,7 @@ class KernelEmitter:
         self.current = self.root
         self.sources = sources
         self.scope_of: dict[SSAValue, Scope] = {}
+        self._innermost: tuple[SSAValue, int] | None = None
 
     # -- placement ---------------------------------------------------------------
 
@@ -230,6 +231,34 @@ class KernelEmitter:
 
         return level(0, [], list(inits))
 
+    def loop(self, extent: int, body: Callable[[SSAValue], None]) -> None:
+        """A loop over ``range(extent)`` whose ``body(iv)`` has effects (stores)."""
+        for_op, scope = self._open_loop(extent, ())
+        with self.at(scope):
+            body(scope.block.args[0])
+        self._close_loop(for_op, scope, ())
+
+    def store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+        self.emit_here(loop.StoreOp(value, buffer, list(indices)))
+
+    def load(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+        """A load from a buffer this kernel writes: never memoised."""
+        return self.emit(loop.LoadOp(buffer, list(indices))).results[0]
+
+    def local_buffer(self, shape: Sequence[int], element_type: Attribute) -> SSAValue:
+        """A small kernel-local buffer (a stack ``memref.alloca`` at entry)."""
+        from xdsl.dialects import memref
+
+        alloca = memref.AllocaOp.get(element_type, shape=list(shape))
+        self.root.insert(alloca)
+        self.scope_of[alloca.memref] = self.root
+        return alloca.memref
+
+    @property
+    def innermost(self) -> tuple[SSAValue, int] | None:
+        """The innermost iv of the output nest being emitted, and its extent."""
+        return self._innermost
+
     def store_nest(self, value: SSAValue, buffer: SSAValue, loop_order: Sequence[int] | None = None) -> None:
         """Compute every element of ``value`` and store it into ``buffer``."""
         assert isinstance(value.type, TensorType) and isinstance(buffer.type, MemRefType)
@@ -245,11 +274,14 @@ class KernelEmitter:
                 return
             for_op, scope = self._open_loop(shape[order[k]], ())
             ivs[order[k]] = scope.block.args[0]
+            if k == len(order) - 1:
+                self._innermost = (scope.block.args[0], shape[order[k]])
             with self.at(scope):
                 level(k + 1)
             self._close_loop(for_op, scope, ())
 
         level(0)
+        self._innermost = None
 
     # -- index arithmetic ------------------------------------------------------------
 

@@ -31,19 +31,28 @@ func.func @chain(%x: tensor<64x128xf32>, %b: tensor<128xf32>) -> tensor<64x128xf
   func.return %r : tensor<64x128xf32>
 }
 
-// The matmul's reduction loop is the innermost loop; bias and relu are its epilogue.
+// The matmul computes each output row into a stack buffer in i, k, j order
+// (the contiguous j loop vectorises); bias and relu are its epilogue, applied
+// as the row is stored.
 // CHECK-LABEL: func.func private @mlp_layer_k0_matmul_add_relu
 // CHECK-SAME: (%[[A:.*]]: memref<8x32xf32>, %[[W:.*]]: memref<32x16xf32>, %[[BIAS:.*]]: memref<16xf32>, %[[OUT:.*]]: memref<8x16xf32>)
+// CHECK:       %[[ROW:.*]] = memref.alloca() : memref<16xf32>
 // CHECK:       loop.for %[[I:.*]] = {{.*}} {
-// CHECK-NEXT:    loop.for %[[J:.*]] = {{.*}} {
-// CHECK:           %[[ACC:.*]] = loop.for %[[K:.*]] = {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32) {
-// CHECK-DAG:         loop.load %[[A]][%[[I]], %[[K]]]
+// CHECK-NEXT:    loop.for %[[Z:.*]] = {{.*}} {
+// CHECK-NEXT:      loop.store %{{.*}}, %[[ROW]][%[[Z]]]
+// CHECK:         loop.for %[[K:.*]] = {{.*}} {
+// CHECK-NEXT:      %[[AIK:.*]] = loop.load %[[A]][%[[I]], %[[K]]]
+// CHECK-NEXT:      loop.for %[[J:.*]] = {{.*}} {
 // CHECK-DAG:         loop.load %[[W]][%[[K]], %[[J]]]
-// CHECK:             loop.yield
-// CHECK:           loop.load %[[BIAS]][%[[J]]]
-// CHECK:           arith.addf %[[ACC]]
+// CHECK-DAG:         loop.load %[[ROW]][%[[J]]]
+// CHECK:             arith.mulf %[[AIK]]
+// CHECK:             loop.store {{.*}}, %[[ROW]][%[[J]]]
+// CHECK:         loop.for %[[J2:.*]] = {{.*}} {
+// CHECK-DAG:       loop.load %[[ROW]][%[[J2]]]
+// CHECK-DAG:       loop.load %[[BIAS]][%[[J2]]]
+// CHECK:           arith.addf
 // CHECK:           arith.maximumf
-// CHECK-NEXT:      loop.store {{.*}}, %[[OUT]][%[[I]], %[[J]]]
+// CHECK-NEXT:      loop.store {{.*}}, %[[OUT]][%[[I]], %[[J2]]]
 // CHECK-NOT:   loop.store
 // CHECK-LABEL: func.func @mlp_layer(
 // CHECK-COUNT-1: func.call
