@@ -133,16 +133,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(argv: Sequence[str] | None) -> int:
     from graphopt.runtime.compile import compile as compile_module
-    from graphopt.runtime.compile import parse_file
+    from graphopt.runtime.compile import parse_file, run_pipeline
 
     args = build_parser().parse_args(argv)
-    module = parse_file(args.file)
+    original = parse_file(args.file)
+    # The -p passes run first (they may create the entry, e.g. autodiff's
+    # @f_grad), then the -O level's pipeline and the lowering.
+    module = original.clone()
+    run_pipeline(module, args.passes)
     fn = find_function(module, args.entry)
     name = fn.sym_name.data
     inputs = load_inputs(args.inputs, fn) if args.inputs else random_inputs(fn, args.seed)
-    interpreter = ReferenceInterpreter(module)
+    # The reference runs the function as written when it exists there, so
+    # --check also checks the -p passes; otherwise the function they made.
+    in_original = any(
+        isinstance(op, func.FuncOp) and op.sym_name.data == name for op in original.ops
+    )
+    interpreter = ReferenceInterpreter(original if in_original else module)
     level = f"-O{args.opt_level}" if args.opt_level is not None else None
-    compiled = compile_module(module, args.passes, opt_level=level)[name]
+    compiled = compile_module(module, "", opt_level=level)[name]
     try:
         outputs = compiled(*inputs)
     except ValueError as err:

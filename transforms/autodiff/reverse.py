@@ -80,6 +80,19 @@ def resolve_wrt(fn: func.FuncOp, wrt: Sequence[int | str] | None) -> list[int]:
     return out
 
 
+def follow_device_group(forward: Operation, backward: Sequence[Operation]) -> None:
+    """Backward ops run where their forward op runs: they inherit its device
+    group (see ``plan-devices``)."""
+    from graphopt.transforms.plan_devices import DEVICE_GROUP_ATTR, device_group_of
+
+    group = device_group_of(forward)
+    if group is None:
+        return
+    for op in backward:
+        if device_group_of(op) is None:
+            op.attributes[DEVICE_GROUP_ATTR] = forward.attributes[DEVICE_GROUP_ATTR]
+
+
 def _reach(block_args: Sequence[SSAValue], ops: Sequence[Operation]) -> set[SSAValue]:
     """Float values that depend on ``block_args``."""
     reach: set[SSAValue] = {a for a in block_args if is_float(a)}
@@ -150,7 +163,9 @@ def differentiate(
                 f"@{fname} flows through it (register one with register_gradient_rule)"
             )
         ctx.operand_needs = [v in reach for v in op.operands]
+        first_new = len(ctx.emitted)
         results = check_rule_result(op, rule(ctx, op, grads))
+        follow_device_group(op, ctx.emitted[first_new:])
         for v, g, need in zip(op.operands, results, ctx.operand_needs):
             if need and g is not None:
                 contributions.setdefault(v, []).append(g)
