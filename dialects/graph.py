@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     TensorType,
-    i64,
 )
 from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
@@ -49,6 +48,7 @@ from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph_base import (
     ALL_TYPES,
     FLOAT_TYPES,
+    AxisNormalizationOp,
     NUMERIC_TYPES,
     BinaryBroadcastOp,
     GraphOp,
@@ -58,7 +58,6 @@ from graphopt.dialects.graph_base import (
     check_static_tensor,
     dense_i64_array,
     element_type_of,
-    normalize_axis,
     numpy_dtype,
     shape_str,
     tensor,
@@ -519,35 +518,10 @@ class ReduceMaxOp(ReduceOp):
 
 
 @irdl_op_definition
-class SoftmaxOp(GraphOp):
+class SoftmaxOp(AxisNormalizationOp):
     """``exp(x - max) / sum(exp(x - max))`` along ``axis`` (stable for large logits)."""
 
     name = "graph.softmax"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, input: SSAValue, axis: int = -1):
-        super().__init__(
-            operands=[input],
-            result_types=[input.type],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
-
-    @property
-    def normalized_axis(self) -> int:
-        rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, self.axis.value.data, rank)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        _ = self.normalized_axis
-        return [self.input.type]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs

@@ -21,6 +21,7 @@ from typing import ClassVar
 import numpy as np
 from xdsl.dialects.builtin import (
     DenseArrayBase,
+    IntegerAttr,
     Float32Type,
     Float64Type,
     IntegerType,
@@ -382,3 +383,41 @@ class ReduceOp(GraphOp):
         (x,) = inputs
         out = type(self).NUMPY_FN(x, axis=self.normalized_axes, keepdims=self.keeps_dims)
         return [np.asarray(out, dtype=x.dtype)]
+
+
+class AxisNormalizationOp(GraphOp):
+    """``%p = graph.softmax %x {axis = -1 : i64} : (...) -> ...``: a same-shape
+    float op that normalizes along one axis (softmax, log_softmax)."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, axis: int = -1):
+        super().__init__(
+            operands=[input],
+            result_types=[input.type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+
+    @property
+    def normalized_axis(self) -> int:
+        rank = len(tensor_of(self.input).get_shape())
+        return normalize_axis(self.name, self.axis.value.data, rank)
+
+    def verify_extra(self) -> None:
+        shape = tensor_of(self.input).get_shape()
+        if shape[self.normalized_axis] == 0:
+            raise VerifyException(
+                f"{self.name}: cannot normalize over an empty axis "
+                f"(axis {self.axis.value.data} of {shape_str(shape)})"
+            )
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.input.type]

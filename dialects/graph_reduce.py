@@ -35,7 +35,7 @@ from xdsl.utils.exceptions import VerifyException
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph_base import (
     ALL_TYPES,
-    FLOAT_TYPES,
+    AxisNormalizationOp,
     GraphOp,
     ReduceOp,
     check_static_tensor,
@@ -130,43 +130,10 @@ class ArgmaxOp(GraphOp):
 
 
 @irdl_op_definition
-class LogSoftmaxOp(GraphOp):
+class LogSoftmaxOp(AxisNormalizationOp):
     """``x - max - log(sum(exp(x - max)))`` along ``axis`` (stable for large logits)."""
 
     name = "graph.log_softmax"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, input: SSAValue, axis: int = -1):
-        super().__init__(
-            operands=[input],
-            result_types=[input.type],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
-
-    @property
-    def normalized_axis(self) -> int:
-        rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, self.axis.value.data, rank)
-
-    def verify_extra(self) -> None:
-        shape = tensor_of(self.input).get_shape()
-        if shape[self.normalized_axis] == 0:
-            raise VerifyException(
-                f"graph.log_softmax: cannot normalize over an empty axis "
-                f"(axis {self.axis.value.data} of {shape_str(shape)})"
-            )
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        _ = self.normalized_axis
-        return [self.input.type]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
