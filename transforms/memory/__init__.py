@@ -77,10 +77,33 @@ def plan_program(program: Program, strategy: str, inplace: bool, hill_climb: int
     return Plan(offsets, base, strategy, pairs)
 
 
+def check_device_edges(fn: func.FuncOp) -> None:
+    """Refuse a kernel that reads another device's memory directly: sharing
+    (or writing in place over) a buffer across devices needs a copy."""
+    from graphopt.dialects.graph_tensor import CopyOp
+    from graphopt.tools.diagnostics import location_of
+    from graphopt.transforms.plan_devices import device_of
+
+    for op in step_ops(fn):
+        here = device_of(op)
+        if here is None or isinstance(op, CopyOp):
+            continue
+        for v in op.operands:
+            owner = v.owner
+            there = device_of(owner) if isinstance(owner, Operation) else None
+            if there is not None and there != here:
+                where = location_of(op) or op.name
+                raise DiagnosticException(
+                    f"plan-memory: {op.name} at {where} on {here} reads a value on "
+                    f"{there} without a copy; run plan-devices to insert copies"
+                )
+
+
 def plan_function(
     fn: func.FuncOp, strategy: str = "greedy", inplace: bool = True, hill_climb: int = 0
 ) -> tuple[Program, Plan, float]:
     """Plan one graph function and record the plan on it."""
+    check_device_edges(fn)
     with Timer() as t:
         program = program_of(fn)
         result = plan_program(program, strategy, inplace, hill_climb)
