@@ -34,7 +34,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i8,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -64,12 +64,30 @@ def align(n: int, a: int = ALIGNMENT) -> int:
 
 
 def is_graph_function(fn: func.FuncOp) -> bool:
-    if fn.is_declaration:
+    """Every defined function is graph-level unless it is already lowered
+    (a driver, or a function over memrefs)."""
+    if fn.is_declaration or loop.get_driver_abi(fn) is not None:
         return False
     types = [*fn.function_type.inputs.data, *fn.function_type.outputs.data]
-    return any(isinstance(t, TensorType) for t in types) or any(
-        isinstance(op, (GraphOp, GroupOp)) for op in fn.body.block.ops
-    )
+    return not any(isinstance(t, MemRefType) for t in types)
+
+
+def check_signature(fn: func.FuncOp) -> None:
+    """Only statically shaped tensors can be compiled."""
+    name = fn.sym_name.data
+    args = fn.body.block.args
+    for i, t in enumerate(fn.function_type.inputs.data):
+        hint = f" (%{args[i].name_hint})" if i < len(args) and args[i].name_hint else ""
+        _check_static(t, f"@{name}: argument {i}{hint}")
+    for i, t in enumerate(fn.function_type.outputs.data):
+        _check_static(t, f"@{name}: result {i}")
+
+
+def _check_static(t: Attribute, what: str) -> None:
+    if not isinstance(t, TensorType):
+        raise LoweringError(f"{what} has type {t}; only tensors can be compiled")
+    if any(d < 0 for d in t.get_shape()):
+        raise LoweringError(f"{what} has a dynamic shape ({t}); only static shapes can be compiled")
 
 
 def assign_workspace_offsets(
@@ -163,6 +181,7 @@ class FunctionLowering:
                     spec.inner_of[inner.result] = inner.result
 
     def analyse(self) -> None:
+        check_signature(self.fn)
         block = self.fn.body.block
         for index, op in enumerate(block.ops):
             if isinstance(op, ConstantOp):

@@ -37,7 +37,7 @@ from graphopt.transforms.pipelines import (
 def parse_file(path: str | os.PathLike[str]) -> ModuleOp:
     """Parse and verify a ``.mlir`` file, with source locations on every op."""
     path = Path(path)
-    text = path.read_text(encoding="utf-8")
+    text = path.read_bytes().decode("utf-8", errors="replace")
     module = LocatedParser(project_context(), text, str(path)).parse_module()
     verify_located(module)
     return module

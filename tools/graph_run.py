@@ -26,6 +26,8 @@ from xdsl.dialects.builtin import TensorType
 from graphopt import __version__
 from graphopt.dialects.graph_base import numpy_dtype
 from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function
+from graphopt.lowering.graph_to_loop import check_signature
+from graphopt.lowering.kernel_emitter import LoweringError
 from graphopt.tools.diagnostics import UserError, report
 
 TOLERANCES = {np.dtype(np.float32): (1e-4, 1e-5), np.dtype(np.float64): (1e-9, 1e-12)}
@@ -143,6 +145,10 @@ def run(argv: Sequence[str] | None) -> int:
     run_pipeline(module, args.passes)
     fn = find_function(module, args.entry)
     name = fn.sym_name.data
+    try:
+        check_signature(fn)
+    except LoweringError as err:
+        raise UserError(str(err)) from None
     inputs = load_inputs(args.inputs, fn) if args.inputs else random_inputs(fn, args.seed)
     # The reference runs the function as written when it exists there, so
     # --check also checks the -p passes; otherwise the function they made.
@@ -151,12 +157,17 @@ def run(argv: Sequence[str] | None) -> int:
     )
     interpreter = ReferenceInterpreter(original if in_original else module)
     level = f"-O{args.opt_level}" if args.opt_level is not None else None
+    for op in list(module.ops):  # compile the entry alone
+        if isinstance(op, func.FuncOp) and op is not fn:
+            module.body.block.erase_op(op, safe_erase=False)
     compiled = compile_module(module, "", opt_level=level)[name]
     try:
         outputs = compiled(*inputs)
     except ValueError as err:
         raise InputError(str(err)) from None
-    outputs = list(outputs) if isinstance(outputs, tuple) else [outputs]
+    if outputs is None:
+        outputs = []
+    outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
     for i, a in enumerate(outputs):
         print(summary(i, a))
     if args.output:
