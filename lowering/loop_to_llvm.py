@@ -73,22 +73,22 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
-    IntegerAttr,
     TensorType,
     UnitAttr,
     i8,
-    i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.dialects import loop
-from graphopt.lowering.llvm_scalar import (
-    UnsupportedOpError,
-    const,
-    llvm_scalar_type,
-    lower_scalar_op,
+from graphopt.lowering.llvm_function import (
+    PTR,
+    FuncLowering,
+    LoopToLLVMError,
+    llvm_type,
+    num_elements,
+    static_memref,
+    storage_type,
 )
 
 __all__ = [
@@ -103,11 +103,6 @@ __all__ = [
     "to_llvmlite_module",
 ]
 
-PTR = llvm.LLVMPointerType()
-
-
-class LoopToLLVMError(DiagnosticException):
-    """The loop-level module cannot be lowered (unsupported op, bad ABI...)."""
 
 
 # ---------------------------------------------------------------------------
@@ -167,41 +162,6 @@ class LLVMLoweringResult:
     drivers: dict[str, DriverInfo]
 
 
-# ---------------------------------------------------------------------------
-# helpers
-# ---------------------------------------------------------------------------
-
-
-def _storage_type(t: Attribute) -> Attribute:
-    """How an element is stored in memory (i1 -> i8, index -> i64)."""
-    if isinstance(t, IntegerType) and t.width.data == 1:
-        return i8
-    return llvm_scalar_type(t)
-
-
-def _llvm_type(t: Attribute) -> Attribute:
-    if isinstance(t, MemRefType):
-        return PTR
-    if isinstance(t, IntegerType | IndexType | AnyFloat):
-        return llvm_scalar_type(t)
-    raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
-
-
-def _static_memref(t: Attribute, what: str) -> MemRefType:
-    if not isinstance(t, MemRefType):
-        raise LoopToLLVMError(f"{what}: expected a memref, got {t}")
-    if any(d < 0 for d in t.get_shape()) or not isinstance(t.layout, NoneAttr):
-        raise LoopToLLVMError(f"{what}: only static identity-layout memrefs are supported, got {t}")
-    return t
-
-
-def _num_elements(t: MemRefType) -> int:
-    n = 1
-    for d in t.get_shape():
-        n *= d
-    return n
-
-
 def _dense_to_numpy(value: DenseIntOrFPElementsAttr, t: MemRefType) -> np.ndarray:
     dtype = numpy_dtype(t.element_type)
     elt = value.get_element_type()
@@ -212,235 +172,12 @@ def _dense_to_numpy(value: DenseIntOrFPElementsAttr, t: MemRefType) -> np.ndarra
         arr = np.frombuffer(raw, dtype=np.uint8).astype(np.bool_)
     else:
         arr = np.frombuffer(raw, dtype=dtype.newbyteorder("<"))
-    n = _num_elements(t)
+    n = num_elements(t)
     if arr.size == 1 and n != 1:
         arr = np.full(n, arr[0])
     if arr.size != n:
         raise LoopToLLVMError(f"initializer of {t} has {arr.size} elements, expected {n}")
     return np.ascontiguousarray(arr.astype(dtype, copy=False).reshape(t.get_shape()))
-
-
-# ---------------------------------------------------------------------------
-# function lowering
-# ---------------------------------------------------------------------------
-
-
-class _FuncLowering:
-    def __init__(self, mod: _ModuleLowering, fn: func.FuncOp):
-        self.mod = mod
-        self.fn = fn
-        self.hidden_args: dict[str, SSAValue] = {}
-        self.vmap: dict[SSAValue, SSAValue] = {}
-        self.region = Region()
-        self.entry: Block | None = None
-        self.cur: Block | None = None
-
-    # -- Emitter protocol ---------------------------------------------------
-    def emit(self, op: Operation) -> Operation:
-        assert self.cur is not None
-        self.cur.add_op(op)
-        return op
-
-    def libm_call(self, name: str, args: Sequence[SSAValue], ret: Attribute) -> SSAValue:
-        self.mod.declare_external(name, [a.type for a in args], ret)
-        call = llvm.CallOp(name, *args, return_type=ret)
-        self.emit(call)
-        assert call.returned is not None
-        return call.returned
-
-    # -- helpers ------------------------------------------------------------
-    def v(self, x: SSAValue) -> SSAValue:
-        return self.vmap[x]
-
-    def new_block(self, arg_types: Sequence[Attribute] = ()) -> Block:
-        b = Block(arg_types=arg_types)
-        return b
-
-    def start(self, b: Block) -> None:
-        self.region.add_block(b)
-        self.cur = b
-
-    def element_ptr(self, base: SSAValue, t: MemRefType, indices: Sequence[SSAValue]) -> SSAValue:
-        shape = t.get_shape()
-        if not shape:
-            return base
-        off: SSAValue | None = None
-        nsw = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
-        for dim, idx in zip(shape, indices):
-            if off is None:
-                off = idx
-            else:
-                m = self.emit(llvm.MulOp(off, const(self, dim, i64), overflow=nsw)).results[0]
-                off = self.emit(llvm.AddOp(m, idx, overflow=nsw)).results[0]
-        assert off is not None
-        gep = llvm.GEPOp(
-            base, [llvm.GEP_USE_SSA_VAL], _storage_type(t.element_type), [off], inbounds=True
-        )
-        return self.emit(gep).results[0]
-
-    def load(self, base: SSAValue, t: MemRefType, indices: Sequence[SSAValue]) -> SSAValue:
-        ptr = self.element_ptr(base, t, indices)
-        st = _storage_type(t.element_type)
-        v = self.emit(llvm.LoadOp(ptr, st)).results[0]
-        if st != llvm_scalar_type(t.element_type):
-            v = self.emit(llvm.TruncOp(v, t.element_type)).results[0]
-        return v
-
-    def store(self, value: SSAValue, base: SSAValue, t: MemRefType, indices: Sequence[SSAValue]):
-        ptr = self.element_ptr(base, t, indices)
-        st = _storage_type(t.element_type)
-        if st != value.type:
-            value = self.emit(llvm.ZExtOp(value, st)).results[0]
-        self.emit(llvm.StoreOp(value, ptr))
-
-    def alloca(self, t: MemRefType) -> SSAValue:
-        assert self.entry is not None
-        size = llvm.ConstantOp(
-            llvm_const_attr(max(1, _num_elements(t))), i64
-        )
-        a = llvm.AllocaOp(size.results[0], _storage_type(t.element_type), alignment=64)
-        first = self.entry.first_op
-        if first is None:
-            self.entry.add_ops([size, a])
-        else:
-            self.entry.insert_ops_before([size, a], first)
-        return a.results[0]
-
-    # -- main ---------------------------------------------------------------
-    def lower(self, hidden_symbols: Sequence[str]) -> Region:
-        body = self.fn.body.block
-        n = len(body.args)
-        entry = Block(
-            arg_types=[*(_llvm_type(a.type) for a in body.args), *([PTR] * len(hidden_symbols))]
-        )
-        self.entry = entry
-        self.start(entry)
-        for old, new in zip(body.args, entry.args):
-            self.vmap[old] = new
-        for i, sym in enumerate(hidden_symbols):
-            self.hidden_args[sym] = entry.args[n + i]
-        self.lower_ops(body.ops)
-        return self.region
-
-    def lower_ops(self, ops) -> None:
-        for op in ops:
-            try:
-                self.lower_op(op)
-            except UnsupportedOpError as exc:
-                raise LoopToLLVMError(f"{exc} (in @{self.fn.sym_name.data})") from None
-
-    def lower_op(self, op: Operation) -> None:
-        match op:
-            case loop.ForOp():
-                self.lower_for(op)
-            case loop.LoadOp():
-                t = _static_memref(op.memref.type, "loop.load")
-                self.vmap[op.res] = self.load(
-                    self.v(op.memref), t, [self.v(i) for i in op.indices]
-                )
-            case loop.StoreOp():
-                t = _static_memref(op.memref.type, "loop.store")
-                self.store(self.v(op.value), self.v(op.memref), t, [self.v(i) for i in op.indices])
-            case memref.LoadOp():
-                t = _static_memref(op.memref.type, "memref.load")
-                self.vmap[op.res] = self.load(
-                    self.v(op.memref), t, [self.v(i) for i in op.indices]
-                )
-            case memref.StoreOp():
-                t = _static_memref(op.memref.type, "memref.store")
-                self.store(self.v(op.value), self.v(op.memref), t, [self.v(i) for i in op.indices])
-            case loop.ViewOp():
-                _static_memref(op.res.type, "loop.view")
-                if op.byte_offset == 0:
-                    self.vmap[op.res] = self.v(op.workspace)
-                else:
-                    gep = llvm.GEPOp(self.v(op.workspace), [op.byte_offset], i8, inbounds=True)
-                    self.vmap[op.res] = self.emit(gep).results[0]
-            case memref.AllocaOp():
-                t = _static_memref(op.memref.type, "memref.alloca")
-                if op.dynamic_sizes or op.symbol_operands:
-                    raise LoopToLLVMError("memref.alloca with dynamic sizes is not supported")
-                self.vmap[op.memref] = self.alloca(t)
-            case memref.GetGlobalOp():
-                name = op.name_.string_value()
-                if name in self.hidden_args:
-                    self.vmap[op.memref] = self.hidden_args[name]
-                else:
-                    addr = llvm.AddressOfOp(name, PTR)
-                    self.vmap[op.memref] = self.emit(addr).results[0]
-            case memref.CopyOp():
-                st = _static_memref(op.source.type, "memref.copy")
-                nbytes = loop.memref_num_bytes(st)
-                args = [
-                    self.v(op.destination),
-                    self.v(op.source),
-                    const(self, nbytes, i64),
-                    const(self, 0, IntegerType(1)),
-                ]
-                self.emit(llvm.CallIntrinsicOp("llvm.memcpy.p0.p0.i64", args, []))
-            case func.CallOp():
-                callee = op.callee.string_value()
-                rtypes = [_llvm_type(r.type) for r in op.results]
-                if len(rtypes) > 1:
-                    raise LoopToLLVMError("calls with several results are not supported")
-                call = llvm.CallOp(
-                    callee,
-                    *[self.v(a) for a in op.arguments],
-                    return_type=rtypes[0] if rtypes else None,
-                )
-                self.emit(call)
-                if rtypes:
-                    self.vmap[op.results[0]] = call.results[0]
-            case func.ReturnOp():
-                if len(op.arguments) > 1:
-                    raise LoopToLLVMError("functions with several results are not supported")
-                self.emit(llvm.ReturnOp(self.v(op.arguments[0]) if op.arguments else None))
-            case loop.YieldOp():
-                raise AssertionError("loop.yield is handled by loop.for")
-            case _:
-                results = lower_scalar_op(self, op, [self.v(o) for o in op.operands])
-                for old, new in zip(op.results, results, strict=True):
-                    self.vmap[old] = new
-
-    def lower_for(self, op: loop.ForOp) -> None:
-        lb, ub, step = self.v(op.lb), self.v(op.ub), self.v(op.step)
-        inits = [self.v(a) for a in op.iter_args]
-        header = self.new_block([i64, *(a.type for a in inits)])
-        body = self.new_block()
-        exit_ = self.new_block()
-        self.emit(llvm.BrOp(header, lb, *inits))
-        self.start(header)
-        iv, *iters = header.args
-        cond = self.emit(
-            llvm.ICmpOp(iv, ub, llvm_icmp_pred("slt"))
-        ).results[0]
-        self.emit(llvm.CondBrOp(cond, body, [], exit_, []))
-        self.start(body)
-        old_block = op.body.block
-        self.vmap[old_block.args[0]] = iv
-        for old, new in zip(old_block.args[1:], iters):
-            self.vmap[old] = new
-        for inner in old_block.ops:
-            if isinstance(inner, loop.YieldOp):
-                nsw = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
-                nxt = self.emit(llvm.AddOp(iv, step, overflow=nsw)).results[0]
-                self.emit(llvm.BrOp(header, nxt, *[self.v(v) for v in inner.values]))
-            else:
-                try:
-                    self.lower_op(inner)
-                except UnsupportedOpError as exc:
-                    raise LoopToLLVMError(f"{exc} (in @{self.fn.sym_name.data})") from None
-        self.start(exit_)
-        for old, new in zip(op.res, iters):
-            self.vmap[old] = new
-
-
-def llvm_const_attr(value: int) -> IntegerAttr:
-    return IntegerAttr(value, i64)
-
-
-def llvm_icmp_pred(pred: str) -> IntegerAttr:
-    return IntegerAttr(llvm.ICmpPredicateFlag(pred).to_int(), i64)
 
 
 # ---------------------------------------------------------------------------
@@ -496,7 +233,7 @@ class _ModuleLowering:
         hidden: set[str] = set()
         arrays: dict[str, np.ndarray] = {}
         for g, gop in globals_.items():
-            t = _static_memref(gop.type, f"memref.global @{g}")
+            t = static_memref(gop.type, f"memref.global @{g}")
             size = loop.memref_num_bytes(t)
             if (
                 size > self.max_inline
@@ -555,7 +292,7 @@ class _ModuleLowering:
                 f"driver @{name}: the last argument must be the workspace "
                 f"memref<{abi.workspace_bytes.data}xi8>, got {ws}"
             )
-        types = [_static_memref(t, f"driver @{name} argument {i}") for i, t in enumerate(inputs)]
+        types = [static_memref(t, f"driver @{name} argument {i}") for i, t in enumerate(inputs)]
         hints = [a.name_hint for a in f.body.block.args] if f.body.blocks else [None] * len(types)
         return DriverInfo(
             name=name,
@@ -567,9 +304,9 @@ class _ModuleLowering:
         )
 
     def lower_global(self, gop: memref.GlobalOp) -> llvm.GlobalOp:
-        t = _static_memref(gop.type, f"memref.global @{gop.sym_name.data}")
-        st = _storage_type(t.element_type)
-        n = max(1, _num_elements(t))
+        t = static_memref(gop.type, f"memref.global @{gop.sym_name.data}")
+        st = storage_type(t.element_type)
+        n = max(1, num_elements(t))
         arr_t = llvm.LLVMArrayType(n, st)
         value: Attribute | None = None
         init = gop.initial_value
@@ -606,8 +343,8 @@ class _ModuleLowering:
         ft = f.function_type
         if len(ft.outputs.data) > 1:
             raise LoopToLLVMError(f"@{name}: functions with several results are not supported")
-        ret = _llvm_type(ft.outputs.data[0]) if ft.outputs.data else llvm.LLVMVoidType()
-        params = [_llvm_type(t) for t in ft.inputs.data]
+        ret = llvm_type(ft.outputs.data[0]) if ft.outputs.data else llvm.LLVMVoidType()
+        params = [llvm_type(t) for t in ft.inputs.data]
         info = infos.get(name)
         n_hidden = len(info.hidden_constants) if info else 0
         params += [PTR] * n_hidden
@@ -618,7 +355,7 @@ class _ModuleLowering:
             return llvm.FuncOp(name, fn_type, linkage=llvm.LinkageAttr("external"))
         n_args = len(ft.inputs.data)
         hidden_syms = [hc.symbol for hc in info.hidden_constants] if info else []
-        region = _FuncLowering(self, f).lower(hidden_syms)
+        region = FuncLowering(self, f).lower(hidden_syms)
         arg_attrs = None
         if n_hidden:
             empty = DictionaryAttr({})
