@@ -216,3 +216,12 @@ func.func @log_softmax_int(%x: tensor<3x4xi32>) -> tensor<3x4xi32> {
   %r = graph.log_softmax %x {axis = 1 : i64} : (tensor<3x4xi32>) -> tensor<3x4xi32>
   func.return %r : tensor<3x4xi32>
 }
+
+// -----
+
+// Softmax over an empty axis.
+// CHECK: {{.*}}math-invalid.mlir:[[# @LINE + 2]]:3: error: graph.softmax: cannot normalize over an empty axis (axis -1 of 2x0)
+func.func @softmax_empty(%x: tensor<2x0xf32>) -> tensor<2x0xf32> {
+  %r = graph.softmax %x {axis = -1 : i64} : (tensor<2x0xf32>) -> tensor<2x0xf32>
+  func.return %r : tensor<2x0xf32>
+}
