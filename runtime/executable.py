@@ -13,9 +13,9 @@ does the same for a module already lowered with
 A :class:`CompiledFunction` is called with the driver's inputs, in order, as
 numpy arrays of exactly the declared shape and dtype (``i1`` <-> ``bool``,
 one byte per element); it checks them (raising :class:`ArgumentError`, a
-``ValueError``), makes them C-contiguous, allocates fresh outputs and a
-64-byte-aligned workspace for every call (so calls from several threads are
-safe), calls the native code through ctypes (which releases the GIL) and
+``ValueError``), makes them C-contiguous, allocates fresh outputs for every
+call and reuses one 64-byte-aligned workspace per thread (so calls from
+several threads are safe), calls the native code through ctypes (which releases the GIL) and
 returns the single output array, or a tuple of them.
 
 Native ABI: ``void fn(in0, ..., inN, out0, ..., outM, workspace, hidden0,
@@ -27,6 +27,7 @@ the runtime.
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from math import prod
@@ -109,6 +110,7 @@ class CompiledFunction:
         self.address = address
         n = len(self.inputs) + len(self.outputs) + 1 + len(self.hidden_constants)
         self._cfunc = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n))(address)
+        self._per_thread = threading.local()
 
     def __repr__(self) -> str:
         ins = ", ".join(s.signature() for s in self.inputs)
@@ -137,12 +139,24 @@ class CompiledFunction:
             arrays.append(np.ascontiguousarray(arg))
         return arrays
 
+    def workspace_address(self) -> int:
+        """This thread's workspace: allocated once per thread and reused, so
+        concurrent calls never share one and a call allocates nothing for it."""
+        if self.workspace_bytes == 0:
+            return 0
+        local = self._per_thread
+        ws = getattr(local, "workspace", None)
+        if ws is None:
+            ws = aligned_empty((self.workspace_bytes,), np.dtype(np.uint8))
+            local.workspace = ws
+            local.address = ws.ctypes.data
+        return local.address
+
     def __call__(self, *args: np.ndarray) -> np.ndarray | tuple[np.ndarray, ...] | None:
         ins = self.check_inputs(args)
-        outs = [aligned_empty(s.shape, s.dtype) for s in self.outputs]
-        ws = aligned_empty((self.workspace_bytes,), np.dtype(np.uint8))
+        outs = [np.empty(s.shape, s.dtype) for s in self.outputs]
         ptrs = [a.ctypes.data for a in ins] + [o.ctypes.data for o in outs]
-        ptrs.append(ws.ctypes.data)
+        ptrs.append(self.workspace_address())
         ptrs.extend(self._hidden_ptrs)
         self._cfunc(*ptrs)
         if not outs:
