@@ -192,8 +192,10 @@ class KernelEmitter:
 
     # -- loops -------------------------------------------------------------------------
 
-    def _open_loop(self, extent: int, inits: Sequence[SSAValue]) -> tuple[loop.ForOp, Scope]:
-        lb, ub, step = self.index(0), self.index(extent), self.index(1)
+    def _open_loop(
+        self, extent: int, inits: Sequence[SSAValue], start: int = 0
+    ) -> tuple[loop.ForOp, Scope]:
+        lb, ub, step = self.index(start), self.index(extent), self.index(1)
         block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
         for_op = loop.ForOp(lb, ub, step, list(inits), block)
         self.current.insert(for_op)
@@ -231,9 +233,9 @@ class KernelEmitter:
 
         return level(0, [], list(inits))
 
-    def loop(self, extent: int, body: Callable[[SSAValue], None]) -> None:
-        """A loop over ``range(extent)`` whose ``body(iv)`` has effects (stores)."""
-        for_op, scope = self._open_loop(extent, ())
+    def loop(self, extent: int, body: Callable[[SSAValue], None], start: int = 0) -> None:
+        """A loop over ``range(start, extent)`` whose ``body(iv)`` has effects (stores)."""
+        for_op, scope = self._open_loop(extent, (), start)
         with self.at(scope):
             body(scope.block.args[0])
         self._close_loop(for_op, scope, ())

@@ -39,7 +39,7 @@ from graphopt.lowering.compute_rules import (
     s_sub,
 )
 from graphopt.lowering.kernel_emitter import KernelEmitter
-from graphopt.lowering.rules_tensor import idx_lt, idx_sub_const, select
+from graphopt.lowering.rules_tensor import idx_add_const, idx_lt, idx_sub_const, select
 
 # --------------------------------------------------------------------------
 # window helpers
@@ -119,16 +119,35 @@ def reduce_dims(
 # --------------------------------------------------------------------------
 
 
+#: Output rows narrower than this use the dot-product form.
+CONV_ROW_MIN_WIDTH = 4
+
+
 @register_compute_rule(nn.Conv2dOp)
 def _conv2d(em: KernelEmitter, op: nn.Conv2dOp, _: int, idx: list[SSAValue]) -> SSAValue:
     """``out[n,o,y,x] = sum_{c,ky,kx} in[n, g*Cg + c, y*sy - pt + ky*dy,
-    x*sx - pl + kx*dx] * w[o, c, ky, kx]`` with ``g = o // (O / groups)``."""
+    x*sx - pl + kx*dx] * w[o, c, ky, kx]`` with ``g = o // (O / groups)``.
+
+    When the output nest's innermost loop runs over ``x``, a whole output row
+    is accumulated first, once per ``(n, o, y)``, into a stack buffer (see
+    :func:`_conv2d_row`); otherwise each element is a dot product.
+    """
     n, o, y, x = idx
     _, _, h, w = tensor_of(op.input).get_shape()
     out_ch, cg, kh, kw = tensor_of(op.weight).get_shape()
+    out_w = tensor_of(op.result).get_shape()[3]
     t = elem_type(op.result)
     groups = op.group_count
     base = None if groups == 1 else em.idx_mul(em.idx_div(o, out_ch // groups), cg)
+    inner = em.innermost
+    if (
+        inner is not None
+        and inner[0] is x
+        and inner[1] == out_w >= CONV_ROW_MIN_WIDTH
+        and all(em.scope_for([v]).depth < em.scope_for([x]).depth for v in (n, o, y))
+    ):
+        row = em.cached(("conv2d.row", op), [n, o, y], lambda: _conv2d_row(em, op, n, o, y, base))
+        return em.load(row, [x])
     win = Window(em, op, [y, x], [h, w])
     zero = em.scalar_constant(0.0, t)
 
@@ -142,6 +161,65 @@ def _conv2d(em: KernelEmitter, op: nn.Conv2dOp, _: int, idx: list[SSAValue]) -> 
         return s_add(em, acc, s_mul(em, v, em.value_at(op.weight, [o, c, ky, kx])))
 
     return reduce_dims(em, [cg, kh, kw], zero, body)
+
+
+def _conv2d_row(
+    em: KernelEmitter, op: nn.Conv2dOp, n: SSAValue, o: SSAValue, y: SSAValue, base: SSAValue | None
+) -> SSAValue:
+    """``row[x] = out[n, o, y, x]`` for every ``x``, into a stack buffer.
+
+    Loops ``c, ky`` run in the kernel; ``kx`` is unrolled, so for each tap the
+    range of ``x`` whose input column is in bounds is known statically and the
+    innermost loop over ``x`` reads the input row contiguously (for stride 1)
+    with no bounds test -- it vectorises.  A tap row outside the input (the
+    padding rows) contributes through a zero weight.
+    """
+    _, _, h, w = tensor_of(op.input).get_shape()
+    _, cg, kh, kw = tensor_of(op.weight).get_shape()
+    out_w = tensor_of(op.result).get_shape()[3]
+    t = elem_type(op.result)
+    (sy, sx), (pt, pl) = op.stride_values, op.pad_values[:2]
+    dy, dx = op.dilation_values
+    padded_h = op.pad_values[0] > 0 or op.pad_values[2] > 0
+    row = em.local_buffer([out_w], t)
+    zero = em.scalar_constant(0.0, t)
+    em.loop(out_w, lambda xx: em.store(zero, row, [xx]))
+    origin_y = window_origin(em, y, sy, pt)
+
+    def channel(c: SSAValue) -> None:
+        ch = c if base is None else base if cg == 1 else em.idx_add(base, c)
+
+        def tap_row(ky: SSAValue) -> None:
+            ih, ok = tap_index(em, origin_y, ky, dy, h, padded_h)
+            for kx in range(kw):
+                offset = kx * dx - pl  # input column = x * sx + offset
+                lo = -(offset // sx) if offset < 0 else 0  # ceil(-offset / sx)
+                hi = min(out_w, (w - 1 - offset) // sx + 1)
+                if lo >= hi:
+                    continue
+                wv = em.value_at(op.weight, [o, c, ky, em.index(kx)])
+                if ok is not None:
+                    wv = select(em, ok, wv, zero)
+
+                def column(xx: SSAValue, wv: SSAValue = wv, offset: int = offset) -> None:
+                    iw = idx_add_const(em, em.idx_mul(xx, sx), offset)
+                    v = em.value_at(op.input, [n, ch, ih, iw])
+                    em.store(s_add(em, em.load(row, [xx]), s_mul(em, v, wv)), row, [xx])
+
+                em.loop(hi, column, start=lo)
+
+        loop_or_const(em, kh, tap_row)
+
+    loop_or_const(em, cg, channel)
+    return row
+
+
+def loop_or_const(em: KernelEmitter, extent: int, body) -> None:
+    """``body(iv)`` in a loop over ``range(extent)``, or once with index 0."""
+    if extent == 1:
+        body(em.index(0))
+    else:
+        em.loop(extent, body)
 
 
 @register_compute_rule(nn.MaxPool2dOp)
