@@ -114,7 +114,7 @@ def median_seconds(call: Callable[[], object], repeats: int) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="graph-run", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="graph-run", description=__doc__.splitlines()[0].replace("``", ""))
     p.add_argument("file", help="a graph-level .mlir file")
     p.add_argument("--entry", help="the function to run (default: the only public one)")
     src = p.add_mutually_exclusive_group()
