@@ -175,10 +175,7 @@ def test_300_chain_default_depth() -> None:
     ],
 )
 def test_examples_one_kernel_per_group(file: str, expected: int | None) -> None:
-    path = ROOT / file
-    if not path.exists():
-        pytest.skip(f"{file} not written yet")
-    module = parse_file(path)
+    module = parse_file(ROOT / file)
     fused = check_fused(module, "fuse-ops")
     if expected is not None:
         assert count_kernels(fused) == expected
