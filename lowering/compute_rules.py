@@ -26,6 +26,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from graphopt.dialects import graph
 from graphopt.dialects.graph_base import (
     FLOAT_TYPES,
+    AxisNormalizationOp,
     BinaryBroadcastOp,
     GraphOp,
     ReduceOp,
@@ -339,10 +340,13 @@ def _softmax_order(op: graph.SoftmaxOp, _: int) -> list[int]:
     return axis_innermost(len(tensor_of(op.input).get_shape()), op.normalized_axis)
 
 
-@register_compute_rule(graph.SoftmaxOp)
-def _softmax(em: KernelEmitter, op: graph.SoftmaxOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    """Max, then sum of ``exp(x - max)``, then the quotient; the max and the
-    sum are computed once per row (hoisted out of the row's loop)."""
+def stable_row_stats(
+    em: KernelEmitter, op: AxisNormalizationOp, idx: list[SSAValue]
+) -> tuple[Callable[[SSAValue], SSAValue], SSAValue]:
+    """For softmax-like ops along ``op``'s axis: ``shifted(k)`` = ``x[.., k, ..]
+    - max`` and the row's ``sum(exp(shifted))``.  The max and the sum are each
+    computed once per row (cached on the other indices, so hoisted out of the
+    row's loop)."""
     axis = op.normalized_axis
     n = tensor_of(op.input).get_shape()[axis]
     t = elem_type(op.result)
@@ -358,20 +362,26 @@ def _softmax(em: KernelEmitter, op: graph.SoftmaxOp, _: int, idx: list[SSAValue]
             lambda ivs, accs: [s_max(em, accs[0], em.value_at(op.input, row(ivs[0])))],
         )[0]
 
-    m = em.cached(("softmax.max", op), outer, row_max)
+    m = em.cached(("row.max", op), outer, row_max)
 
-    def shifted_exp(k: SSAValue) -> SSAValue:
-        return s_exp(em, s_sub(em, em.value_at(op.input, row(k)), m))
+    def shifted(k: SSAValue) -> SSAValue:
+        return s_sub(em, em.value_at(op.input, row(k)), m)
 
     def row_sum() -> SSAValue:
         return em.reduce(
             [n],
             [em.scalar_constant(0.0, t)],
-            lambda ivs, accs: [s_add(em, accs[0], shifted_exp(ivs[0]))],
+            lambda ivs, accs: [s_add(em, accs[0], s_exp(em, shifted(ivs[0])))],
         )[0]
 
-    s = em.cached(("softmax.sum", op), outer, row_sum)
-    return s_div(em, shifted_exp(idx[axis]), s)
+    return shifted, em.cached(("row.sum", op), outer, row_sum)
+
+
+@register_compute_rule(graph.SoftmaxOp)
+def _softmax(em: KernelEmitter, op: graph.SoftmaxOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``exp(x - max) / sum(exp(x - max))``, max and sum once per row."""
+    shifted, total = stable_row_stats(em, op, idx)
+    return s_div(em, s_exp(em, shifted(idx[op.normalized_axis])), total)
 
 
 # --------------------------------------------------------------------------

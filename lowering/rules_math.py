@@ -39,10 +39,10 @@ from graphopt.lowering.compute_rules import (
     register_loop_order,
     result,
     s_add,
-    s_exp,
     s_max,
     s_mul,
     s_sub,
+    stable_row_stats,
 )
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
@@ -254,35 +254,8 @@ def _log_softmax_order(op: gr.LogSoftmaxOp, _: int) -> list[int]:
 
 @register_compute_rule(gr.LogSoftmaxOp)
 def _log_softmax(em: KernelEmitter, op: gr.LogSoftmaxOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    """``(x - max) - log(sum(exp(x - max)))``; the max and the log-sum are
-    computed once per row (hoisted out of the row's loop)."""
-    axis = op.normalized_axis
-    n = tensor_of(op.input).get_shape()[axis]
-    t = elem_type(op.result)
-    outer = [v for d, v in enumerate(idx) if d != axis]
-
-    def row(k: SSAValue) -> list[SSAValue]:
-        return [k if d == axis else v for d, v in enumerate(idx)]
-
-    def row_max() -> SSAValue:
-        return em.reduce(
-            [n],
-            [em.scalar_constant(-math.inf, t)],
-            lambda ivs, accs: [s_max(em, accs[0], em.value_at(op.input, row(ivs[0])))],
-        )[0]
-
-    m = em.cached(("log_softmax.max", op), outer, row_max)
-
-    def shifted(k: SSAValue) -> SSAValue:
-        return s_sub(em, em.value_at(op.input, row(k)), m)
-
-    def row_log_sum() -> SSAValue:
-        total = em.reduce(
-            [n],
-            [em.scalar_constant(0.0, t)],
-            lambda ivs, accs: [s_add(em, accs[0], s_exp(em, shifted(ivs[0])))],
-        )[0]
-        return result(em.emit(mathd.LogOp(total)))
-
-    log_sum = em.cached(("log_softmax.logsum", op), outer, row_log_sum)
-    return s_sub(em, shifted(idx[axis]), log_sum)
+    """``(x - max) - log(sum(exp(x - max)))``; the max, the sum and its log
+    are computed once per row."""
+    shifted, total = stable_row_stats(em, op, idx)
+    log_sum = em.cached(("log_softmax.log", op), [total], lambda: result(em.emit(mathd.LogOp(total))))
+    return s_sub(em, shifted(idx[op.normalized_axis]), log_sum)
