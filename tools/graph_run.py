@@ -200,7 +200,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
-    except InputError as err:
+    except (InputError, NotImplementedError) as err:
+        # NotImplementedError: an op without reference semantics under --check.
         return report("graph-run", UserError(str(err)))
     except BaseException as err:  # noqa: BLE001 - one diagnostic, never a traceback
         return report("graph-run", err)
