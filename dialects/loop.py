@@ -57,12 +57,14 @@ rewriter.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
-
 from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     I64,
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    StringAttr,
+    TensorType,
     IndexType,
     IntAttr,
     IntegerAttr,
@@ -578,53 +580,134 @@ class ViewOp(IRDLOperation):
 # --------------------------------------------------------------------------
 
 ABI_ATTR_NAME = "loop.abi"
-"""The attribute key marking a ``func.func`` as a driver."""
+"""The attribute key marking a ``func.func`` (later an ``llvm.func``) as a driver."""
+
+
+def _parse_args(parser: AttrParser) -> list[tuple[StringAttr, TensorType]]:
+    def one() -> tuple[StringAttr, TensorType]:
+        name = parser.parse_str_literal()
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        t = parser.parse_type()
+        if not isinstance(t, TensorType):
+            parser.raise_error(f"expected a tensor type, got {t}", pos, parser.pos)
+        return StringAttr(name), t
+
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one)
 
 
 @irdl_attr_definition
 class DriverABIAttr(ParametrizedAttribute):
-    """``#loop.abi<inputs = 2, outputs = 1, workspace = 4096>``
+    """Everything the runtime needs to call a driver, kept in the IR::
 
-    Marks a driver ``func.func`` whose arguments are ``inputs...``,
-    ``outputs...`` then the ``memref<workspace x i8>`` workspace."""
+        #loop.abi<inputs = ["x" : tensor<4x8xf32>], outputs = ["" : tensor<4xf32>],
+                  workspace = 4096, constants = [dense<...> : tensor<64x64xf32>]>
+
+    The driver's arguments are ``inputs..., outputs...``, the
+    ``memref<workspace x i8>`` workspace, then one pointer per entry of
+    ``constants`` (large constants the runtime passes; ``lower-loop-to-llvm``
+    moves them there).  Names are the source names ("" when there is none)."""
 
     name = "loop.abi"
 
-    num_inputs: IntAttr
-    num_outputs: IntAttr
+    input_names: ArrayAttr[StringAttr]
+    input_types: ArrayAttr[TensorType]
+    output_names: ArrayAttr[StringAttr]
+    output_types: ArrayAttr[TensorType]
     workspace_bytes: IntAttr
+    constants: ArrayAttr[DenseIntOrFPElementsAttr]
 
-    _KEYS: ClassVar = ("inputs", "outputs", "workspace")
-
-    def __init__(self, num_inputs: int, num_outputs: int, workspace_bytes: int):
-        super().__init__(IntAttr(num_inputs), IntAttr(num_outputs), IntAttr(workspace_bytes))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> tuple[IntAttr, IntAttr, IntAttr]:
-        values: list[IntAttr] = []
-        with parser.in_angle_brackets():
-            for i, key in enumerate(cls._KEYS):
-                if i:
-                    parser.parse_punctuation(",")
-                parser.parse_keyword(key)
-                parser.parse_punctuation("=")
-                values.append(IntAttr(parser.parse_integer(allow_boolean=False)))
-        return (values[0], values[1], values[2])
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(
-            f"<inputs = {self.num_inputs.data}, outputs = {self.num_outputs.data}, "
-            f"workspace = {self.workspace_bytes.data}>"
+    def __init__(
+        self,
+        inputs: Sequence[tuple[str, TensorType]],
+        outputs: Sequence[tuple[str, TensorType]],
+        workspace_bytes: int,
+        constants: Sequence[DenseIntOrFPElementsAttr] = (),
+    ):
+        super().__init__(
+            ArrayAttr([StringAttr(n) for n, _ in inputs]),
+            ArrayAttr([t for _, t in inputs]),
+            ArrayAttr([StringAttr(n) for n, _ in outputs]),
+            ArrayAttr([t for _, t in outputs]),
+            IntAttr(workspace_bytes),
+            ArrayAttr(constants),
         )
 
+    @property
+    def num_inputs(self) -> int:
+        return len(self.input_types)
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.output_types)
+
+    def with_constants(self, constants: Sequence[DenseIntOrFPElementsAttr]) -> DriverABIAttr:
+        return DriverABIAttr(
+            list(zip((n.data for n in self.input_names), self.input_types)),
+            list(zip((n.data for n in self.output_names), self.output_types)),
+            self.workspace_bytes.data,
+            constants,
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            parser.parse_keyword("inputs")
+            parser.parse_punctuation("=")
+            ins = _parse_args(parser)
+            parser.parse_punctuation(",")
+            parser.parse_keyword("outputs")
+            parser.parse_punctuation("=")
+            outs = _parse_args(parser)
+            parser.parse_punctuation(",")
+            parser.parse_keyword("workspace")
+            parser.parse_punctuation("=")
+            ws = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            constants: list[Attribute] = []
+            if parser.parse_optional_punctuation(","):
+                parser.parse_keyword("constants")
+                parser.parse_punctuation("=")
+                constants = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, parser.parse_attribute
+                )
+        return (
+            ArrayAttr([n for n, _ in ins]), ArrayAttr([t for _, t in ins]),
+            ArrayAttr([n for n, _ in outs]), ArrayAttr([t for _, t in outs]),
+            IntAttr(ws), ArrayAttr(constants),
+        )  # fmt: skip
+
+    def print_parameters(self, printer: Printer) -> None:
+        def args(names: ArrayAttr[StringAttr], types: ArrayAttr[TensorType]) -> None:
+            printer.print_string("[")
+            for i, (n, t) in enumerate(zip(names, types)):
+                printer.print_string(", " if i else "")
+                printer.print_string_literal(n.data)
+                printer.print_string(" : ")
+                printer.print_attribute(t)
+            printer.print_string("]")
+
+        printer.print_string("<inputs = ")
+        args(self.input_names, self.input_types)
+        printer.print_string(", outputs = ")
+        args(self.output_names, self.output_types)
+        printer.print_string(f", workspace = {self.workspace_bytes.data}")
+        if self.constants.data:
+            printer.print_string(", constants = [")
+            printer.print_list(self.constants, printer.print_attribute)
+            printer.print_string("]")
+        printer.print_string(">")
+
     def verify(self) -> None:
-        for key, v in zip(self._KEYS, (self.num_inputs, self.num_outputs, self.workspace_bytes)):
-            if v.data < 0:
-                raise VerifyException(f"#loop.abi {key} must be non-negative, got {v.data}")
+        if len(self.input_names) != len(self.input_types) or len(self.output_names) != len(
+            self.output_types
+        ):
+            raise VerifyException("#loop.abi needs one name per argument type")
+        if self.workspace_bytes.data < 0:
+            raise VerifyException("#loop.abi workspace must be non-negative")
 
 
 def get_driver_abi(func_op: Operation) -> DriverABIAttr | None:
-    """The driver ABI of a ``func.func``, or ``None`` if it is not a driver."""
+    """The driver ABI of a ``func.func`` or ``llvm.func``, or ``None``."""
     attr = func_op.attributes.get(ABI_ATTR_NAME)
     return attr if isinstance(attr, DriverABIAttr) else None
 

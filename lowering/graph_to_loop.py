@@ -274,7 +274,12 @@ class FunctionLowering:
             Region(driver_block),
             visibility=fn.sym_visibility.data if fn.sym_visibility else None,
         )
-        loop.set_driver_abi(driver, loop.DriverABIAttr(n_in, n_out, ws_bytes))
+        abi = loop.DriverABIAttr(
+            [(a.name_hint or "", t) for a, t in zip(fn.body.block.args, fn.function_type.inputs)],
+            [(v.name_hint or "", tensor_of(v)) for v in ret.arguments],
+            ws_bytes,
+        )
+        loop.set_driver_abi(driver, abi)
         return [*self.globals, *kernel_funcs, driver]
 
     def _emit_call(

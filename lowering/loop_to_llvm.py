@@ -36,7 +36,7 @@ Conventions
   (``internal``, with its dense initializer, ``constant`` when the memref
   global is).  A larger one used only by drivers becomes a *hidden* pointer
   parameter appended to each driver using it, after the workspace, in order of
-  first use; :class:`LLVMLoweringResult` lists them with their numpy arrays.
+  first use; the driver's ``#loop.abi`` lists their values (``constants``).
 * Drivers keep their symbol names, get ``external`` linkage and the ABI
   ``void fn(in0, ..., inN, out0, ..., outM, workspace, hidden0, ...)``.
 * Scalar ops: see :mod:`graphopt.lowering.llvm_scalar` (libm is called for
@@ -45,8 +45,7 @@ Conventions
 Python API
 ----------
 ``lower_loop_to_llvm(module, max_inline_constant_bytes=4096)
--> LLVMLoweringResult`` rewrites ``module`` in place and describes every
-driver (:class:`DriverInfo`).  ``to_llvmlite_module(module)`` /
+`` rewrites ``module`` in place; every driver keeps its ``#loop.abi``.  ``to_llvmlite_module(module)`` /
 ``emit_llvm_ir(module)`` translate the lowered module with xDSL's
 ``convert_module`` and re-apply function linkage.
 """
@@ -54,7 +53,7 @@ driver (:class:`DriverInfo`).  ``to_llvmlite_module(module)`` /
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
@@ -92,9 +91,6 @@ from graphopt.lowering.llvm_function import (
 )
 
 __all__ = [
-    "DriverInfo",
-    "HiddenConstant",
-    "LLVMLoweringResult",
     "LoopToLLVMError",
     "LowerLoopToLLVMPass",
     "emit_llvm_ir",
@@ -128,38 +124,6 @@ def numpy_dtype(t: Attribute) -> np.dtype:
             unsigned = t.signedness.data.name == "UNSIGNED"
             return np.dtype(f"{'u' if unsigned else 'i'}{w // 8}")
     raise LoopToLLVMError(f"element type {t} has no numpy equivalent")
-
-
-@dataclass
-class HiddenConstant:
-    """A large constant passed to a driver as a trailing pointer argument."""
-
-    symbol: str
-    type: MemRefType
-    array: np.ndarray
-
-
-@dataclass
-class DriverInfo:
-    """Signature of one driver after lowering."""
-
-    name: str
-    input_types: list[MemRefType]
-    output_types: list[MemRefType]
-    workspace_bytes: int
-    input_names: list[str | None] = field(default_factory=list)
-    output_names: list[str | None] = field(default_factory=list)
-    hidden_constants: list[HiddenConstant] = field(default_factory=list)
-
-    @property
-    def num_params(self) -> int:
-        return len(self.input_types) + len(self.output_types) + 1 + len(self.hidden_constants)
-
-
-@dataclass
-class LLVMLoweringResult:
-    module: ModuleOp
-    drivers: dict[str, DriverInfo]
 
 
 def _dense_to_numpy(value: DenseIntOrFPElementsAttr, t: MemRefType) -> np.ndarray:
@@ -200,7 +164,7 @@ class _ModuleLowering:
         )
         self.externals[name] = fn
 
-    def run(self) -> LLVMLoweringResult:
+    def run(self) -> None:
         globals_: dict[str, memref.GlobalOp] = {}
         funcs: list[func.FuncOp] = []
         for op in self.module.ops:
@@ -231,35 +195,36 @@ class _ModuleLowering:
                     if fname in first_use and g not in first_use[fname]:
                         first_use[fname].append(g)
         hidden: set[str] = set()
-        arrays: dict[str, np.ndarray] = {}
         for g, gop in globals_.items():
             t = static_memref(gop.type, f"memref.global @{g}")
             size = loop.memref_num_bytes(t)
             if (
-                size > self.max_inline
+                0 <= self.max_inline < size
                 and users[g]
                 and users[g] <= drivers.keys()
                 and isinstance(gop.initial_value, DenseIntOrFPElementsAttr)
                 and gop.constant is not None
             ):
                 hidden.add(g)
-                arrays[g] = _dense_to_numpy(gop.initial_value, t)
 
-        result_drivers: dict[str, DriverInfo] = {}
+        abis: dict[str, loop.DriverABIAttr] = {}
         for name, f in drivers.items():
-            result_drivers[name] = self.driver_info(f)
-            result_drivers[name].hidden_constants = [
-                HiddenConstant(g, globals_[g].type, arrays[g])  # type: ignore[arg-type]
-                for g in first_use[name]
-                if g in hidden
-            ]
+            self.check_driver(f)
+            abi = loop.get_driver_abi(f)
+            assert abi is not None
+            abis[name] = abi.with_constants(
+                [globals_[g].initial_value for g in first_use[name] if g in hidden]  # type: ignore[misc]
+            )
+        hidden_of = {
+            name: [g for g in first_use[name] if g in hidden] for name in drivers
+        }
 
         new_ops: list[Operation] = []
         for g, gop in globals_.items():
             if g not in hidden:
                 new_ops.append(self.lower_global(gop))
         for f in funcs:
-            new_ops.append(self.lower_func(f, drivers, result_drivers, globals_))
+            new_ops.append(self.lower_func(f, abis.get(f.sym_name.data), hidden_of))
         new_ops.extend(self.externals.values())
 
         for op in list(self.module.ops):
@@ -267,13 +232,12 @@ class _ModuleLowering:
                 op.detach()
                 op.erase(safe_erase=False)
         self.module.body.block.add_ops(new_ops)
-        return LLVMLoweringResult(self.module, result_drivers)
 
-    def driver_info(self, f: func.FuncOp) -> DriverInfo:
+    def check_driver(self, f: func.FuncOp) -> None:
         abi = loop.get_driver_abi(f)
         assert abi is not None
         name = f.sym_name.data
-        n_in, n_out = abi.num_inputs.data, abi.num_outputs.data
+        n_in, n_out = abi.num_inputs, abi.num_outputs
         inputs = list(f.function_type.inputs.data)
         if len(inputs) != n_in + n_out + 1:
             raise LoopToLLVMError(
@@ -292,16 +256,12 @@ class _ModuleLowering:
                 f"driver @{name}: the last argument must be the workspace "
                 f"memref<{abi.workspace_bytes.data}xi8>, got {ws}"
             )
-        types = [static_memref(t, f"driver @{name} argument {i}") for i, t in enumerate(inputs)]
-        hints = [a.name_hint for a in f.body.block.args] if f.body.blocks else [None] * len(types)
-        return DriverInfo(
-            name=name,
-            input_types=types[:n_in],
-            output_types=types[n_in : n_in + n_out],
-            workspace_bytes=abi.workspace_bytes.data,
-            input_names=hints[:n_in],
-            output_names=hints[n_in : n_in + n_out],
-        )
+        for i, (t, tt) in enumerate(zip(inputs, [*abi.input_types, *abi.output_types])):
+            m = static_memref(t, f"driver @{name} argument {i}")
+            if m.get_shape() != tt.get_shape() or m.element_type != tt.element_type:
+                raise LoopToLLVMError(
+                    f"driver @{name}: argument {i} is {m} but #loop.abi says {tt}"
+                )
 
     def lower_global(self, gop: memref.GlobalOp) -> llvm.GlobalOp:
         t = static_memref(gop.type, f"memref.global @{gop.sym_name.data}")
@@ -333,11 +293,7 @@ class _ModuleLowering:
         )
 
     def lower_func(
-        self,
-        f: func.FuncOp,
-        drivers: dict[str, func.FuncOp],
-        infos: dict[str, DriverInfo],
-        globals_: dict[str, memref.GlobalOp],
+        self, f: func.FuncOp, abi: loop.DriverABIAttr | None, hidden_of: dict[str, list[str]]
     ) -> llvm.FuncOp:
         name = f.sym_name.data
         ft = f.function_type
@@ -345,8 +301,8 @@ class _ModuleLowering:
             raise LoopToLLVMError(f"@{name}: functions with several results are not supported")
         ret = llvm_type(ft.outputs.data[0]) if ft.outputs.data else llvm.LLVMVoidType()
         params = [llvm_type(t) for t in ft.inputs.data]
-        info = infos.get(name)
-        n_hidden = len(info.hidden_constants) if info else 0
+        hidden_syms = hidden_of.get(name, [])
+        n_hidden = len(hidden_syms)
         params += [PTR] * n_hidden
         is_private = f.sym_visibility is not None and f.sym_visibility.data == "private"
         linkage = "internal" if (is_private and f.body.blocks) else "external"
@@ -354,29 +310,28 @@ class _ModuleLowering:
         if not f.body.blocks:
             return llvm.FuncOp(name, fn_type, linkage=llvm.LinkageAttr("external"))
         n_args = len(ft.inputs.data)
-        hidden_syms = [hc.symbol for hc in info.hidden_constants] if info else []
         region = FuncLowering(self, f).lower(hidden_syms)
         arg_attrs = None
         if n_hidden:
             empty = DictionaryAttr({})
             noalias = DictionaryAttr({"llvm.noalias": UnitAttr()})
             arg_attrs = ArrayAttr([empty] * n_args + [noalias] * n_hidden)
-        return llvm.FuncOp(
+        out = llvm.FuncOp(
             name,
             fn_type,
             linkage=llvm.LinkageAttr(linkage),
             body=region,
             other_props={"arg_attrs": arg_attrs} if arg_attrs is not None else None,
         )
+        if abi is not None:
+            loop.set_driver_abi(out, abi)
+        return out
 
 
-def lower_loop_to_llvm(
-    module: ModuleOp, max_inline_constant_bytes: int = 4096
-) -> LLVMLoweringResult:
-    """Lower a loop-level ``module`` to the llvm dialect, IN PLACE.
-
-    Returns the module and, per driver, its signature and hidden constants."""
-    return _ModuleLowering(module, max_inline_constant_bytes).run()
+def lower_loop_to_llvm(module: ModuleOp, max_inline_constant_bytes: int = 4096) -> None:
+    """Lower a loop-level ``module`` to the llvm dialect, IN PLACE; each
+    driver keeps its ``#loop.abi``, now listing its hidden constants."""
+    _ModuleLowering(module, max_inline_constant_bytes).run()
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,12 @@
 
 The graph-level passes run first: the named pipeline of ``opt_level`` (0-3,
 see ``graphopt.transforms.pipelines``), then ``pipeline`` (any ``graph-opt -p``
-spec, named pipelines such as ``default`` included).  Then
-``lower-graph-to-loop`` and ``lower-loop-to-llvm``; llvmlite compiles the
-result at speed level 3 for the host CPU.  ``opt_level=2`` compiles exactly
-what ``graph-opt -O2 -t llvm`` prints.
+spec, named pipelines such as ``default`` included).  Then the lowering
+passes, ``lower-graph-to-loop`` and ``lower-loop-to-llvm``: the same pass
+pipeline ``graph-opt`` runs (``transforms.pipelines.with_lowering``).  The
+runtime reads the drivers' ABI from the lowered module's ``#loop.abi``
+attributes and llvmlite compiles it at speed level 3 for the host CPU, so
+``opt_level=2`` compiles exactly what ``graph-opt -O2 -t llvm`` prints.
 """
 
 from __future__ import annotations
@@ -21,8 +23,7 @@ from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from graphopt.dialects import project_context
-from graphopt.lowering.graph_to_loop import lower_graph_to_loop
-from graphopt.runtime.executable import CompiledModule, compile_loop_module
+from graphopt.runtime.executable import CompiledModule, compile_llvm_module
 from graphopt.tools.diagnostics import LocatedParser, UserError, verify_located
 from graphopt.transforms import available_passes
 from graphopt.transforms.pipelines import (
@@ -31,6 +32,7 @@ from graphopt.transforms.pipelines import (
     expand_named_pipelines,
     normalize_level,
     pipeline_spec,
+    with_lowering,
 )
 
 
@@ -76,7 +78,8 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     """Compile a graph-level module, or the ``.mlir`` file at ``source``.
 
     A module passed in is not modified.  ``opt_level`` (0-3, or ``"O2"``,
-    ``"default"``...) runs its named pipeline before ``pipeline``.
+    ``"default"``...) runs its named pipeline before ``pipeline``; the
+    lowering passes follow unless ``pipeline`` runs them itself.
     """
     module = source.clone() if isinstance(source, ModuleOp) else parse_file(source)
     verify_located(module)
@@ -84,12 +87,7 @@ def compile(  # noqa: A001 - the natural name of the public entry point
         level = pipeline_spec(normalize_level(opt_level)) if opt_level is not None else ""
     except PipelineError as err:
         raise UserError(str(err)) from None
-    run_pipeline(module, combine(level, pipeline))
-    lower_graph_to_loop(module)
-    verify_located(module)
-    return compile_loop_module(
-        module,
-        max_inline_constant_bytes=max_inline_constant_bytes,
-        opt_level=llvm_opt_level,
-        clone=False,
-    )
+    inline = None if max_inline_constant_bytes == 4096 else max_inline_constant_bytes
+    spec = with_lowering(combine(level, expand_named_pipelines(pipeline)), max_inline_constant_bytes=inline)
+    run_pipeline(module, spec)
+    return compile_llvm_module(module, opt_level=llvm_opt_level)

@@ -6,9 +6,9 @@ opt_level=3, clone=True) -> CompiledModule`` lowers a loop-level module
 (``func.func`` with ``#loop.abi``).  With ``clone=True`` (default) the input
 module is left untouched; with ``clone=False`` it is lowered in place.
 
-``compile_lowered(result: LLVMLoweringResult, opt_level=3) -> CompiledModule``
-does the same for a module already lowered with
-:func:`graphopt.lowering.loop_to_llvm.lower_loop_to_llvm`.
+``compile_llvm_module(module, opt_level=3) -> CompiledModule`` does the same
+for a module already at the llvm level: each driver is described by its
+``#loop.abi`` attribute (:mod:`graphopt.runtime.abi`), nothing else.
 
 A :class:`CompiledFunction` is called with the driver's inputs, in order, as
 numpy arrays of exactly the declared shape and dtype (``i1`` <-> ``bool``,
@@ -20,8 +20,8 @@ returns the single output array, or a tuple of them.
 
 Native ABI: ``void fn(in0, ..., inN, out0, ..., outM, workspace, hidden0,
 ...)``, every argument a pointer to dense row-major data; the hidden
-arguments are the large constants listed in the lowering result, passed by
-the runtime.
+arguments are the large constants listed in ``#loop.abi``, passed by the
+runtime.
 """
 
 from __future__ import annotations
@@ -35,13 +35,8 @@ from math import prod
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
-from graphopt.lowering.loop_to_llvm import (
-    DriverInfo,
-    LLVMLoweringResult,
-    emit_llvm_ir,
-    lower_loop_to_llvm,
-    numpy_dtype,
-)
+from graphopt.lowering.loop_to_llvm import emit_llvm_ir, lower_loop_to_llvm
+from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
 from graphopt.runtime.jit import JITModule, compile_llvm_ir
 
 __all__ = [
@@ -51,7 +46,7 @@ __all__ = [
     "CompiledModule",
     "aligned_empty",
     "compile_loop_module",
-    "compile_lowered",
+    "compile_llvm_module",
 ]
 
 ALIGNMENT = 64
@@ -207,13 +202,15 @@ class CompiledModule:
         return f"<CompiledModule {', '.join(self._functions)}>"
 
 
-def compile_lowered(result: LLVMLoweringResult, opt_level: int = 3) -> CompiledModule:
-    """JIT-compile a module lowered by ``lower_loop_to_llvm``."""
-    ir_text = emit_llvm_ir(result.module)
+def compile_llvm_module(module: ModuleOp, opt_level: int = 3) -> CompiledModule:
+    """JIT-compile an llvm-level module; its drivers are read from their
+    ``#loop.abi`` attributes and from nothing else."""
+    drivers = read_drivers(module)
+    ir_text = emit_llvm_ir(module)
     jit = compile_llvm_ir(ir_text, opt_level=opt_level)
     functions = {
         name: CompiledFunction(info, jit.function_address(name), jit)
-        for name, info in result.drivers.items()
+        for name, info in drivers.items()
     }
     return CompiledModule(functions, jit, ir_text)
 
@@ -225,8 +222,9 @@ def compile_loop_module(
     opt_level: int = 3,
     clone: bool = True,
 ) -> CompiledModule:
-    """Lower a loop-level module to LLVM, compile it and wrap its drivers."""
+    """Lower a loop-level module to LLVM (``lower-loop-to-llvm``), compile it
+    and wrap its drivers."""
     if clone:
         module = module.clone()
-    result = lower_loop_to_llvm(module, max_inline_constant_bytes=max_inline_constant_bytes)
-    return compile_lowered(result, opt_level=opt_level)
+    lower_loop_to_llvm(module, max_inline_constant_bytes=max_inline_constant_bytes)
+    return compile_llvm_module(module, opt_level=opt_level)

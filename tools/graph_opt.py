@@ -45,7 +45,7 @@ from graphopt.transforms.pipelines import (
     expand_named_pipelines,
     normalize_level,
     pipeline_spec,
-    split_pipeline,
+    with_lowering,
 )
 
 
@@ -150,13 +150,8 @@ class GraphOptMain(xDSLOptMain):
             spec = combine(level, expand_named_pipelines(args.passes))
         except PipelineError as err:
             raise UserError(str(err)) from None
-        if args.opt_level and args.target == "llvm":
-            names = {p.split("{")[0].strip() for p in split_pipeline(spec)}
-            if "lower-loop-to-llvm" not in names:
-                lowering = ["lower-loop-to-llvm"]
-                if "lower-graph-to-loop" not in names:
-                    lowering.insert(0, "lower-graph-to-loop")
-                spec = combine(spec, ",".join(lowering))
+        if args.opt_level and args.target in ("llvm", "obj"):
+            spec = with_lowering(spec, max_inline_constant_bytes=-1 if args.target == "obj" else None)
         return spec
 
     def setup_pipeline(self) -> None:

@@ -136,6 +136,22 @@ def combine(*specs: str) -> str:
     return ",".join(s for s in specs if s and s.strip())
 
 
+def with_lowering(spec: str, *, max_inline_constant_bytes: int | None = None) -> str:
+    """``spec`` followed by the lowering passes it does not run itself
+    (``lower-graph-to-loop``, ``lower-loop-to-llvm``): the one pipeline both
+    ``graph-opt -t llvm`` and ``graphopt.compile`` run.  A negative
+    ``max_inline_constant_bytes`` keeps every constant in the module (object
+    files) instead of passing large ones as hidden arguments."""
+    names = {p.split("{")[0].strip() for p in split_pipeline(spec)}
+    if "lower-loop-to-llvm" in names:
+        return spec
+    to_llvm = "lower-loop-to-llvm"
+    if max_inline_constant_bytes is not None:
+        to_llvm += f"{{max-inline-constant-bytes={max_inline_constant_bytes}}}"
+    lowering = [to_llvm] if "lower-graph-to-loop" in names else ["lower-graph-to-loop", to_llvm]
+    return combine(spec, ",".join(lowering))
+
+
 __all__ = [
     "LEVELS",
     "NAMED_PIPELINES",
@@ -147,4 +163,5 @@ __all__ = [
     "pipeline_passes",
     "pipeline_spec",
     "split_pipeline",
+    "with_lowering",
 ]

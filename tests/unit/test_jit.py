@@ -25,8 +25,12 @@ def compile_text(text: str, **kw):
     return compile_loop_module(parse(text), **kw)
 
 
-def abi(n_in: int, n_out: int, ws: int = 0) -> str:
-    return f"attributes {{loop.abi = #loop.abi<inputs = {n_in}, outputs = {n_out}, workspace = {ws}>}}"
+def abi(ins: list[str], outs: list[str], ws: int = 0) -> str:
+    """The driver attribute for input and output tensor types."""
+    def args(types):
+        return ", ".join(f'"" : tensor<{t}>' for t in types)
+
+    return f"attributes {{loop.abi = #loop.abi<inputs = [{args(ins)}], outputs = [{args(outs)}], workspace = {ws}>}}"
 
 
 def elementwise(n: int, in_types: list[str], out_type: str, body: str) -> str:
@@ -37,7 +41,7 @@ def elementwise(n: int, in_types: list[str], out_type: str, body: str) -> str:
     )
     return f"""
 builtin.module {{
-  func.func @main({params}, %out: memref<{n}x{out_type}>, %ws: memref<0xi8>) {abi(len(in_types), 1)} {{
+  func.func @main({params}, %out: memref<{n}x{out_type}>, %ws: memref<0xi8>) {abi([f"{n}x{t}" for t in in_types], [f"{n}x{out_type}"])} {{
     %c0 = arith.constant 0 : index
     %cn = arith.constant {n} : index
     %c1 = arith.constant 1 : index
@@ -78,7 +82,7 @@ builtin.module {
     }
     func.return
   }
-  func.func @main(%a: memref<4x8xf32>, %b: memref<8xf32>, %o: memref<4x8xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = 2, outputs = 1, workspace = 0>} {
+  func.func @main(%a: memref<4x8xf32>, %b: memref<8xf32>, %o: memref<4x8xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["a" : tensor<4x8xf32>, "b" : tensor<8xf32>], outputs = ["o" : tensor<4x8xf32>], workspace = 0>} {
     func.call @k_badd(%a, %b, %o) : (memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>) -> ()
     func.return
   }
@@ -113,7 +117,7 @@ builtin.module {
     }
     func.return
   }
-  func.func @main(%in: memref<5x33xf32>, %o: memref<5xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 0>} {
+  func.func @main(%in: memref<5x33xf32>, %o: memref<5xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["in" : tensor<5x33xf32>], outputs = ["o" : tensor<5xf32>], workspace = 0>} {
     func.call @k_sum(%in, %o) : (memref<5x33xf32>, memref<5xf32>) -> ()
     func.return
   }
@@ -151,7 +155,7 @@ builtin.module {{
     }}
     func.return
   }}
-  func.func @main(%a: memref<{m}x{k}xf32>, %b: memref<{k}x{n}xf32>, %c: memref<{m}x{n}xf32>, %ws: memref<0xi8>) {abi(2, 1)} {{
+  func.func @main(%a: memref<{m}x{k}xf32>, %b: memref<{k}x{n}xf32>, %c: memref<{m}x{n}xf32>, %ws: memref<0xi8>) {abi([f"{m}x{k}xf32", f"{k}x{n}xf32"], [f"{m}x{n}xf32"])} {{
     func.call @k_matmul(%a, %b, %c) : (memref<{m}x{k}xf32>, memref<{k}x{n}xf32>, memref<{m}x{n}xf32>) -> ()
     func.return
   }}
@@ -180,7 +184,7 @@ def test_math_functions(ty, dtype):
     )
     text = f"""
 builtin.module {{
-  func.func @main(%a: memref<{n}x{ty}>, %out: memref<{len(ops)}x{n}x{ty}>, %ws: memref<0xi8>) {abi(1, 1)} {{
+  func.func @main(%a: memref<{n}x{ty}>, %out: memref<{len(ops)}x{n}x{ty}>, %ws: memref<0xi8>) {abi([f"{n}x{ty}"], [f"{len(ops)}x{n}x{ty}"])} {{
     %c0 = arith.constant 0 : index
     %cn = arith.constant {n} : index
     %c1 = arith.constant 1 : index
@@ -319,7 +323,7 @@ builtin.module {
     }
     func.return
   }
-  func.func @main(%a: memref<3x6xf32>, %o: memref<3x6xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 0>} {
+  func.func @main(%a: memref<3x6xf32>, %o: memref<3x6xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["a" : tensor<3x6xf32>], outputs = ["o" : tensor<3x6xf32>], workspace = 0>} {
     func.call @k_softmaxish(%a, %o) : (memref<3x6xf32>, memref<3x6xf32>) -> ()
     func.return
   }
@@ -364,7 +368,7 @@ builtin.module {
     func.return
   }
   "memref.global"() <{sym_name = "small", sym_visibility = "private", type = memref<4x4xf32>, initial_value = dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]> : tensor<4x4xf32>, constant}> : () -> ()
-  func.func @main(%a: memref<4x4xf32>, %o: memref<4x4xf32>, %ws: memref<128xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 128>} {
+  func.func @main(%a: memref<4x4xf32>, %o: memref<4x4xf32>, %ws: memref<128xi8>) attributes {loop.abi = #loop.abi<inputs = ["a" : tensor<4x4xf32>], outputs = ["o" : tensor<4x4xf32>], workspace = 128>} {
     %t = loop.view %ws[64] : memref<128xi8> -> memref<4x4xf32>
     %c = memref.get_global @small : memref<4x4xf32>
     func.call @k_double(%a, %t) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
@@ -399,7 +403,7 @@ def test_big_weights_do_not_grow_ir():
     n = 4096
     text = f"""
 builtin.module {{
-  func.func @main(%a: memref<{n}xf32>, %o: memref<{n}xf32>, %ws: memref<0xi8>) {abi(1, 1)} {{
+  func.func @main(%a: memref<{n}xf32>, %o: memref<{n}xf32>, %ws: memref<0xi8>) {abi([f"{n}xf32"], [f"{n}xf32"])} {{
     %w = memref.get_global @w : memref<{n}xf32>
     %c0 = arith.constant 0 : index
     %cn = arith.constant {n} : index

@@ -3,7 +3,7 @@
 import pytest
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import FloatAttr, IndexType, MemRefType, ModuleOp, f32, i8
+from xdsl.dialects.builtin import FloatAttr, IndexType, MemRefType, ModuleOp, TensorType, f32, i8
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import MemoryEffectKind, get_effects
@@ -105,8 +105,10 @@ def test_memory_effects():
 def test_driver_abi_helpers():
     fn, _ = make_func([])
     assert get_driver_abi(fn) is None
-    set_driver_abi(fn, DriverABIAttr(2, 1, 4096))
+    t = TensorType(f32, [4])
+    set_driver_abi(fn, DriverABIAttr([("x", t), ("", t)], [("y", t)], 4096))
     abi = get_driver_abi(fn)
     assert abi is not None
-    assert (abi.num_inputs.data, abi.num_outputs.data, abi.workspace_bytes.data) == (2, 1, 4096)
-    assert "#loop.abi<inputs = 2, outputs = 1, workspace = 4096>" in str(fn)
+    assert (abi.num_inputs, abi.num_outputs, abi.workspace_bytes.data) == (2, 1, 4096)
+    text = '#loop.abi<inputs = ["x" : tensor<4xf32>, "" : tensor<4xf32>], outputs = ["y" : tensor<4xf32>], workspace = 4096>'
+    assert text in str(fn)

@@ -7,6 +7,7 @@ from xdsl.dialects import arith, builtin, func, llvm, math, memref
 from xdsl.parser import Parser
 
 from graphopt.dialects.loop import Loop
+from graphopt.runtime.abi import read_drivers
 from graphopt.lowering.loop_to_llvm import (
     LoopToLLVMError,
     LowerLoopToLLVMPass,
@@ -31,7 +32,7 @@ builtin.module {
   func.func private @k(%a: memref<2x2xf32>, %o: memref<2x2xf32>) {
     func.return
   }
-  func.func @main(%x: memref<2x2xf32>, %y: memref<2x2xf32>, %z: memref<3xi1>, %ws: memref<16xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 2, workspace = 16>} {
+  func.func @main(%x: memref<2x2xf32>, %y: memref<2x2xf32>, %z: memref<3xi1>, %ws: memref<16xi8>) attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<2x2xf32>], outputs = ["y" : tensor<2x2xf32>, "z" : tensor<3xi1>], workspace = 16>} {
     %t = memref.get_global @tiny : memref<1xi1>
     %b = memref.get_global @big : memref<2x2xf32>
     func.call @k(%b, %y) : (memref<2x2xf32>, memref<2x2xf32>) -> ()
@@ -43,15 +44,15 @@ builtin.module {
 
 def test_lowering_result_describes_drivers():
     m, _ = parse(PROGRAM)
-    res = lower_loop_to_llvm(m, max_inline_constant_bytes=8)
+    lower_loop_to_llvm(m, max_inline_constant_bytes=8)
     m.verify()
     assert all(isinstance(op, llvm.FuncOp | llvm.GlobalOp) for op in m.ops)
-    info = res.drivers["main"]
+    info = read_drivers(m)["main"]
     assert [t.get_shape() for t in info.input_types] == [(2, 2)]
     assert [t.get_shape() for t in info.output_types] == [(2, 2), (3,)]
     assert info.workspace_bytes == 16
     assert info.input_names == ["x"] and info.output_names == ["y", "z"]
-    assert [h.symbol for h in info.hidden_constants] == ["big"]
+    assert len(info.hidden_constants) == 1
     np.testing.assert_array_equal(info.hidden_constants[0].array, [[1, 2], [3, 4]])
     assert info.num_params == 5
     main = next(op for op in m.ops if isinstance(op, llvm.FuncOp) and op.sym_name.data == "main")
@@ -72,7 +73,7 @@ def test_pass_option_and_default_inlines_small_constants():
 def test_bad_driver_abi_is_reported():
     m, _ = parse(
         """
-func.func @main(%x: memref<2xf32>, %ws: memref<8xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 8>} {
+func.func @main(%x: memref<2xf32>, %ws: memref<8xi8>) attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<2xf32>], outputs = ["ws" : tensor<8xi8>], workspace = 8>} {
   func.return
 }
 """

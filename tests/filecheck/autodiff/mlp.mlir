@@ -3,7 +3,7 @@
 // The gradient function goes through the normal pipeline and is lowered to
 // one driver (4 inputs, the loss and 3 gradients).
 // RUN: graph-opt -p 'autodiff{func=mlp wrt=w1,b1,w2 seed=ones},default,lower-graph-to-loop' %s | filecheck %s --check-prefix=LOWER
-// LOWER: func.func @mlp_grad(%{{.*}}) attributes {loop.abi = #loop.abi<inputs = 4, outputs = 4,
+// LOWER: func.func @mlp_grad(%{{.*}}) attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<8x4xf32>, "w1" : tensor<4x16xf32>, "b1" : tensor<16xf32>, "w2" : tensor<16x2xf32>], outputs = ["loss" : tensor<f32>, "" : tensor<4x16xf32>, "" : tensor<16xf32>, "" : tensor<16x2xf32>],
 
 // The gradient of a small MLP: the transposed matmuls, the unbroadcast
 // reduction of the bias gradient, and ONE n-ary sum where z is used twice.

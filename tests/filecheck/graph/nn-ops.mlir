@@ -82,7 +82,7 @@ func.func @norms(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>, 
 // LOWER-NOT:             loop.for
 // LOWER:                 loop.store {{.*}}, %[[Y]][%[[N]], %[[C]], {{.*}}]
 // LOWER-LABEL: func.func @bn_train_y(
-// LOWER-SAME:    attributes {loop.abi = #loop.abi<inputs = 3, outputs = 1, workspace = 0>}
+// LOWER-SAME:    attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<2x4x3x3xf32>, "s" : tensor<4xf32>, "b" : tensor<4xf32>], outputs = ["y" : tensor<2x4x3x3xf32>], workspace = 0>}
 // LOWER-NEXT:    func.call @bn_train_y_k0_batch_norm_train(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<2x4x3x3xf32>, memref<4xf32>, memref<4xf32>, memref<2x4x3x3xf32>) -> ()
 func.func @bn_train_y(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4x3x3xf32> {
   %y, %m, %v = graph.batch_norm_train %x, %s, %b {eps = 1.0e-05 : f64, momentum = 0.9 : f64} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
@@ -96,7 +96,7 @@ func.func @bn_train_y(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf
 // LOWER:         loop.store {{.*}}, %[[V]]
 // LOWER:         func.return
 // LOWER-LABEL: func.func @bn_train_y_var(
-// LOWER-SAME:    attributes {loop.abi = #loop.abi<inputs = 3, outputs = 2, workspace = 0>}
+// LOWER-SAME:    attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<2x4x3x3xf32>, "s" : tensor<4xf32>, "b" : tensor<4xf32>], outputs = ["y" : tensor<2x4x3x3xf32>, "v" : tensor<4xf32>], workspace = 0>}
 func.func @bn_train_y_var(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>) {
   %y, %m, %v = graph.batch_norm_train %x, %s, %b {eps = 1.0e-05 : f64, momentum = 0.9 : f64} : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>)
   func.return %y, %v : tensor<2x4x3x3xf32>, tensor<4xf32>

@@ -114,14 +114,14 @@ func.func @yield_outside() {
 
 // -----
 
-func.func @bad_abi() attributes {loop.abi = #loop.abi<inputs = 1, outputs = -1, workspace = 0>} {
+func.func @bad_abi() attributes {loop.abi = #loop.abi<inputs = ["x" : memref<4xf32>], outputs = [], workspace = 0>} {
   func.return
 }
-// CHECK: #loop.abi outputs must be non-negative, got -1
+// CHECK: expected a tensor type, got memref<4xf32>
 
 // -----
 
-func.func @bad_abi_syntax() attributes {loop.abi = #loop.abi<inputs = 1, workspace = 0>} {
+func.func @bad_abi_syntax() attributes {loop.abi = #loop.abi<inputs = [], workspace = 0>} {
   func.return
 }
 // CHECK: Expected 'outputs'

@@ -39,8 +39,8 @@ builtin.module {
 
   // CHECK-LABEL: func.func @main
   // CHECK-SAME: (%[[IN:.*]]: memref<4x8xf32>, %[[O:.*]]: memref<4xf32>, %[[WS:.*]]: memref<256xi8>)
-  // CHECK-SAME: attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 256>}
-  func.func @main(%in: memref<4x8xf32>, %o: memref<4xf32>, %ws: memref<256xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 256>} {
+  // CHECK-SAME: attributes {loop.abi = #loop.abi<inputs = ["in" : tensor<4x8xf32>], outputs = ["o" : tensor<4xf32>], workspace = 256>}
+  func.func @main(%in: memref<4x8xf32>, %o: memref<4xf32>, %ws: memref<256xi8>) attributes {loop.abi = #loop.abi<inputs = ["in" : tensor<4x8xf32>], outputs = ["o" : tensor<4xf32>], workspace = 256>} {
     // CHECK: %[[V:.*]] = loop.view %[[WS]][128] : memref<256xi8> -> memref<4x8xf32>
     %v = loop.view %ws[128] : memref<256xi8> -> memref<4x8xf32>
     // CHECK: func.call @k_rowsum(%[[V]], %[[O]])

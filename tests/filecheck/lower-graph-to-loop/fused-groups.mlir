@@ -15,7 +15,7 @@
 // CHECK-NOT:   loop.store
 // CHECK:       func.return
 // CHECK-LABEL: func.func @chain(
-// CHECK-SAME:    attributes {loop.abi = #loop.abi<inputs = 2, outputs = 1, workspace = 0>}
+// CHECK-SAME:    attributes {loop.abi = #loop.abi<inputs = [{{.*}}, {{.*}}], outputs = [{{[^,]*}}], workspace = 0>}
 // CHECK-COUNT-1: func.call
 // CHECK-NEXT:  func.return
 // LLVM-DAG: define void @"chain"(ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}})

@@ -25,7 +25,7 @@ builtin.module {
   // CHECK: call ccc void @"k_scale"
   // CHECK-NEXT: ret void
   // HIDDEN-LABEL: define void @"main"(ptr %{{.*}}, ptr %{{.*}}, ptr %{{.*}}, ptr noalias %{{.*}})
-  func.func @main(%x: memref<2xf32>, %y: memref<2xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 0>} {
+  func.func @main(%x: memref<2xf32>, %y: memref<2xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<2xf32>], outputs = ["y" : tensor<2xf32>], workspace = 0>} {
     %w = memref.get_global @w : memref<2xf32>
     func.call @k_scale(%x, %w, %y) : (memref<2xf32>, memref<2xf32>, memref<2xf32>) -> ()
     func.return

@@ -80,7 +80,7 @@ builtin.module {
 
   // CHECK-LABEL: llvm.func @main
   // CHECK-SAME: (%[[IN:.*]]: !llvm.ptr, %[[O:.*]]: !llvm.ptr, %[[WS:.*]]: !llvm.ptr)
-  func.func @main(%in: memref<4x8xf32>, %o: memref<4xf32>, %ws: memref<256xi8>) attributes {loop.abi = #loop.abi<inputs = 1, outputs = 1, workspace = 256>} {
+  func.func @main(%in: memref<4x8xf32>, %o: memref<4xf32>, %ws: memref<256xi8>) attributes {loop.abi = #loop.abi<inputs = ["in" : tensor<4x8xf32>], outputs = ["o" : tensor<4xf32>], workspace = 256>} {
     // CHECK: %[[V:.*]] = llvm.getelementptr inbounds %[[WS]][128] : (!llvm.ptr) -> !llvm.ptr, i8
     %v = loop.view %ws[128] : memref<256xi8> -> memref<4x8xf32>
     // CHECK: llvm.mlir.addressof @small : !llvm.ptr

@@ -1,0 +1,126 @@
+"""The driver ABI as the runtime sees it: read from the lowered module only.
+
+``lower-graph-to-loop`` marks every driver with ``#loop.abi`` (see
+:mod:`graphopt.dialects.loop`) and ``lower-loop-to-llvm`` keeps it on the
+``llvm.func``, adding the large constants it turned into trailing pointer
+arguments.  :func:`read_drivers` turns those attributes into
+:class:`DriverInfo`; nothing else about a driver is known to the runtime.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import DiagnosticException
+
+from graphopt.dialects import loop
+
+__all__ = ["DriverInfo", "HiddenConstant", "dense_to_numpy", "numpy_dtype", "read_drivers"]
+
+
+def numpy_dtype(t: Attribute) -> np.dtype:
+    """The numpy dtype of an element type (``i1`` -> ``bool``, index -> int64)."""
+    if isinstance(t, Float32Type | Float64Type | Float16Type):
+        return np.dtype(f"f{t.bitwidth // 8}")
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, IntegerType):
+        w = t.width.data
+        if w == 1:
+            return np.dtype(np.bool_)
+        if w in (8, 16, 32, 64):
+            return np.dtype(f"{'u' if t.signedness.data.name == 'UNSIGNED' else 'i'}{w // 8}")
+    raise DiagnosticException(f"element type {t} has no numpy equivalent")
+
+
+def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The array of a dense attribute, sharing its bytes (read-only)."""
+    t = value.get_type()
+    elt = value.get_element_type()
+    shape = tuple(t.get_shape()) if isinstance(t, TensorType | MemRefType) else ()
+    raw = value.data.data
+    if isinstance(elt, IntegerType) and elt.width.data == 1:
+        arr = np.frombuffer(raw, dtype=np.uint8).astype(np.bool_)
+    else:
+        arr = np.frombuffer(raw, dtype=numpy_dtype(elt).newbyteorder("<"))
+    n = int(np.prod(shape, dtype=np.int64))
+    if arr.size == 1 and n != 1:
+        arr = np.full(n, arr[0])
+    return arr.reshape(shape)
+
+
+@dataclass
+class HiddenConstant:
+    """A large constant passed to a driver as a trailing pointer argument."""
+
+    type: MemRefType
+    array: np.ndarray
+
+
+@dataclass
+class DriverInfo:
+    """Signature of one driver, as recorded by ``#loop.abi``."""
+
+    name: str
+    input_types: list[MemRefType]
+    output_types: list[MemRefType]
+    workspace_bytes: int
+    input_names: list[str | None] = field(default_factory=list)
+    output_names: list[str | None] = field(default_factory=list)
+    hidden_constants: list[HiddenConstant] = field(default_factory=list)
+    tensor_types: list[TensorType] = field(default_factory=list)
+
+    @property
+    def num_params(self) -> int:
+        return len(self.input_types) + len(self.output_types) + 1 + len(self.hidden_constants)
+
+    @staticmethod
+    def from_abi(name: str, abi: loop.DriverABIAttr) -> DriverInfo:
+        def memref(t: TensorType) -> MemRefType:
+            return MemRefType(t.element_type, t.get_shape())
+
+        constants = []
+        for c in abi.constants:
+            t = c.get_type()
+            assert isinstance(t, TensorType)
+            constants.append(HiddenConstant(memref(t), dense_to_numpy(c)))
+        return DriverInfo(
+            name=name,
+            input_types=[memref(t) for t in abi.input_types],
+            output_types=[memref(t) for t in abi.output_types],
+            workspace_bytes=abi.workspace_bytes.data,
+            input_names=[n.data or None for n in abi.input_names],
+            output_names=[n.data or None for n in abi.output_names],
+            hidden_constants=constants,
+            tensor_types=[*abi.input_types, *abi.output_types],
+        )
+
+
+def read_drivers(module: ModuleOp) -> dict[str, DriverInfo]:
+    """Every driver of an llvm-level module, from its ``#loop.abi``."""
+    drivers: dict[str, DriverInfo] = {}
+    for op in module.ops:
+        if isinstance(op, llvm.FuncOp) and (abi := loop.get_driver_abi(op)) is not None:
+            name = op.sym_name.data
+            info = DriverInfo.from_abi(name, abi)
+            if len(op.function_type.inputs) != info.num_params:
+                raise DiagnosticException(
+                    f"driver @{name}: #loop.abi describes {info.num_params} arguments, "
+                    f"the function has {len(op.function_type.inputs)}"
+                )
+            drivers[name] = info
+    return drivers
