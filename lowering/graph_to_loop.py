@@ -25,8 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import func, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    IndexType,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -247,10 +248,11 @@ class FunctionLowering:
                 buffer[v] = get.memref
                 return get.memref
             if v in offsets:
-                view = loop.ViewOp(ws, offsets[v], memref_of(tensor_of(v)))
-                driver_block.add_op(view)
-                buffer[v] = view.res
-                return view.res
+                shift = arith.ConstantOp.from_int_and_width(offsets[v], IndexType())
+                view = memref.ViewOp(ws, shift, [], memref_of(tensor_of(v)))
+                driver_block.add_ops([shift, view])
+                buffer[v] = view.result
+                return view.result
             raise LoweringError(f"no buffer for {v}")
 
         kernel_funcs: list[func.FuncOp] = []

@@ -28,7 +28,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
@@ -39,7 +39,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from graphopt.dialects import loop
 from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
 
 
@@ -180,7 +179,7 @@ class KernelEmitter:
         if isinstance(source, ScalarSource):
             return self.scalar_constant(source.value, source.element_type)
         if source is not None:
-            return self.emit(loop.LoadOp(source, list(indices))).results[0]
+            return self.emit(memref.LoadOp.get(source, list(indices))).results[0]
         op = value.owner
         if not isinstance(op, GraphOp):
             raise LoweringError(f"cannot compute {value} inside a kernel")
@@ -194,10 +193,10 @@ class KernelEmitter:
 
     def _open_loop(
         self, extent: int, inits: Sequence[SSAValue], start: int = 0
-    ) -> tuple[loop.ForOp, Scope]:
+    ) -> tuple[scf.ForOp, Scope]:
         lb, ub, step = self.index(start), self.index(extent), self.index(1)
         block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
-        for_op = loop.ForOp(lb, ub, step, list(inits), block)
+        for_op = scf.ForOp(lb, ub, step, list(inits), block)
         self.current.insert(for_op)
         self.current.open_loops.append(for_op)
         scope = Scope(block, self.current, self.current.depth + 1)
@@ -205,8 +204,8 @@ class KernelEmitter:
             self.scope_of[arg] = scope
         return for_op, scope
 
-    def _close_loop(self, for_op: loop.ForOp, scope: Scope, yielded: Sequence[SSAValue]) -> None:
-        scope.block.add_op(loop.YieldOp(*yielded))
+    def _close_loop(self, for_op: scf.ForOp, scope: Scope, yielded: Sequence[SSAValue]) -> None:
+        scope.block.add_op(scf.YieldOp(*yielded))
         parent = scope.parent
         assert parent is not None and parent.open_loops[-1] is for_op
         parent.open_loops.pop()
@@ -241,16 +240,14 @@ class KernelEmitter:
         self._close_loop(for_op, scope, ())
 
     def store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
-        self.emit_here(loop.StoreOp(value, buffer, list(indices)))
+        self.emit_here(memref.StoreOp.get(value, buffer, list(indices)))
 
     def load(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
         """A load from a buffer this kernel writes: never memoised."""
-        return self.emit(loop.LoadOp(buffer, list(indices))).results[0]
+        return self.emit(memref.LoadOp.get(buffer, list(indices))).results[0]
 
     def local_buffer(self, shape: Sequence[int], element_type: Attribute) -> SSAValue:
         """A small kernel-local buffer (a stack ``memref.alloca`` at entry)."""
-        from xdsl.dialects import memref
-
         alloca = memref.AllocaOp.get(element_type, shape=list(shape))
         self.root.insert(alloca)
         self.scope_of[alloca.memref] = self.root
@@ -272,7 +269,7 @@ class KernelEmitter:
             if k == len(order):
                 idx = [ivs[d] for d in range(len(shape))]
                 v = self.value_at(value, idx)
-                self.emit_here(loop.StoreOp(v, buffer, idx))
+                self.emit_here(memref.StoreOp.get(v, buffer, idx))
                 return
             for_op, scope = self._open_loop(shape[order[k]], ())
             ivs[order[k]] = scope.block.args[0]

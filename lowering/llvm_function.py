@@ -3,7 +3,7 @@
 Used by ``lower-loop-to-llvm`` (``lowering.loop_to_llvm``), which owns the
 module-level work: globals, hidden constants and the driver ABI.  The
 conventions (bare pointers, row-major linearisation, ``i1`` stored as a byte,
-``loop.for`` as header/body/exit blocks) are described there.
+``scf.for`` as header/body/exit blocks) are described there.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from xdsl.dialects import func, llvm, memref
+from xdsl.dialects import func, llvm, memref, scf
 from xdsl.dialects.builtin import (
     AnyFloat,
     IndexType,
@@ -194,16 +194,8 @@ class FuncLowering:
 
     def lower_op(self, op: Operation) -> None:
         match op:
-            case loop.ForOp():
+            case scf.ForOp():
                 self.lower_for(op)
-            case loop.LoadOp():
-                t = static_memref(op.memref.type, "loop.load")
-                self.vmap[op.res] = self.load(
-                    self.v(op.memref), t, [self.v(i) for i in op.indices]
-                )
-            case loop.StoreOp():
-                t = static_memref(op.memref.type, "loop.store")
-                self.store(self.v(op.value), self.v(op.memref), t, [self.v(i) for i in op.indices])
             case memref.LoadOp():
                 t = static_memref(op.memref.type, "memref.load")
                 self.vmap[op.res] = self.load(
@@ -212,13 +204,17 @@ class FuncLowering:
             case memref.StoreOp():
                 t = static_memref(op.memref.type, "memref.store")
                 self.store(self.v(op.value), self.v(op.memref), t, [self.v(i) for i in op.indices])
-            case loop.ViewOp():
-                static_memref(op.res.type, "loop.view")
-                if op.byte_offset == 0:
-                    self.vmap[op.res] = self.v(op.workspace)
+            case memref.ViewOp():
+                static_memref(op.result.type, "memref.view")
+                shift = loop.constant_index(op.byte_shift)
+                if shift == 0:
+                    self.vmap[op.result] = self.v(op.source)
                 else:
-                    gep = llvm.GEPOp(self.v(op.workspace), [op.byte_offset], i8, inbounds=True)
-                    self.vmap[op.res] = self.emit(gep).results[0]
+                    if shift is None:
+                        gep = llvm.GEPOp(self.v(op.source), [llvm.GEP_USE_SSA_VAL], i8, [self.v(op.byte_shift)], inbounds=True)
+                    else:
+                        gep = llvm.GEPOp(self.v(op.source), [shift], i8, inbounds=True)
+                    self.vmap[op.result] = self.emit(gep).results[0]
             case memref.AllocaOp():
                 t = static_memref(op.memref.type, "memref.alloca")
                 if op.dynamic_sizes or op.symbol_operands:
@@ -258,14 +254,14 @@ class FuncLowering:
                 if len(op.arguments) > 1:
                     raise LoopToLLVMError("functions with several results are not supported")
                 self.emit(llvm.ReturnOp(self.v(op.arguments[0]) if op.arguments else None))
-            case loop.YieldOp():
-                raise AssertionError("loop.yield is handled by loop.for")
+            case scf.YieldOp():
+                raise AssertionError("scf.yield is handled by scf.for")
             case _:
                 results = lower_scalar_op(self, op, [self.v(o) for o in op.operands])
                 for old, new in zip(op.results, results, strict=True):
                     self.vmap[old] = new
 
-    def lower_for(self, op: loop.ForOp) -> None:
+    def lower_for(self, op: scf.ForOp) -> None:
         lb, ub, step = self.v(op.lb), self.v(op.ub), self.v(op.step)
         inits = [self.v(a) for a in op.iter_args]
         header = self.new_block([i64, *(a.type for a in inits)])
@@ -284,10 +280,10 @@ class FuncLowering:
         for old, new in zip(old_block.args[1:], iters):
             self.vmap[old] = new
         for inner in old_block.ops:
-            if isinstance(inner, loop.YieldOp):
+            if isinstance(inner, scf.YieldOp):
                 nsw = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
                 nxt = self.emit(llvm.AddOp(iv, step, overflow=nsw)).results[0]
-                self.emit(llvm.BrOp(header, nxt, *[self.v(v) for v in inner.values]))
+                self.emit(llvm.BrOp(header, nxt, *[self.v(v) for v in inner.arguments]))
             else:
                 try:
                     self.lower_op(inner)

@@ -1,7 +1,7 @@
 """``lower-loop-to-llvm``: the loop-level program to xDSL's ``llvm`` dialect.
 
-Input: a ``builtin.module`` of kernel ``func.func``s (``loop.for`` nests,
-``loop.load``/``loop.store``, ``arith``/``math`` scalars, ``memref.alloca``),
+Input: a ``builtin.module`` of kernel ``func.func``s (``scf.for`` nests,
+``memref.load``/``memref.store``/``memref.view``, ``arith``/``math`` scalars, ``memref.alloca``),
 ``memref.global`` constants and driver ``func.func``s marked with
 ``#loop.abi`` (see :mod:`graphopt.dialects.loop`).
 
@@ -15,7 +15,7 @@ Conventions
   inbounds``.  ``index`` is ``i64``.
 * ``i1`` elements are stored as one byte (``i8``, 0 or 1) like numpy's
   ``bool``: loads ``trunc``, stores ``zext``.
-* ``loop.for`` becomes a header block whose arguments are the induction
+* ``scf.for`` becomes a header block whose arguments are the induction
   variable and the iter_args (``icmp slt`` + ``llvm.cond_br``), a body that
   ends in ``add iv, step`` + ``llvm.br`` back to the header, and an exit block;
   the loop's results are the header's iter-arg block arguments.  Steps must be

@@ -74,9 +74,12 @@ def _post_order(op: Operation) -> Iterator[Operation]:
 
 def verify_located(module: ModuleOp) -> None:
     """Verify ``module``; raise :class:`LocatedVerifyError` naming the failing op."""
+    from graphopt.dialects.loop import check_loop_level_op  # rules upstream ops lack
+
     for op in _post_order(module):
         try:
             op.verify(verify_nested_ops=False)
+            check_loop_level_op(op)
         except (VerifyException, ValueError) as err:
             cause = err.__cause__ if isinstance(err.__cause__, Exception) else err
             message = str(cause)

@@ -41,11 +41,11 @@ def test_one_kernel_per_group(name: str) -> None:
     # output: intermediates never go through the workspace.  (A matmul
     # accumulates a row in a stack buffer of its own.)
     args = set(kernels[0].body.block.args)
-    stores = [op for op in kernels[0].walk() if isinstance(op, loop.StoreOp) and op.memref in args]
+    stores = [op for op in kernels[0].walk() if isinstance(op, memref.StoreOp) and op.memref in args]
     assert len(stores) == 1
     assert stores[0].memref is kernels[0].body.block.args[-1]
     for op in kernels[0].walk():
-        if isinstance(op, loop.StoreOp) and op.memref not in args:
+        if isinstance(op, memref.StoreOp) and op.memref not in args:
             assert isinstance(op.memref.owner, memref.AllocaOp)
 
 

@@ -5,7 +5,7 @@ import threading
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, llvm, math, memref
+from xdsl.dialects import arith, builtin, func, llvm, math, memref, scf
 from xdsl.parser import Parser
 
 from graphopt.dialects.loop import Loop
@@ -14,7 +14,7 @@ from graphopt.runtime.executable import ArgumentError, compile_loop_module
 
 def parse(text: str) -> builtin.ModuleOp:
     ctx = Context()
-    for d in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef, llvm.LLVM, Loop):
+    for d in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef, scf.Scf, llvm.LLVM, Loop):
         ctx.load_dialect(d)
     module = Parser(ctx, text).parse_module()
     module.verify()
@@ -37,7 +37,7 @@ def elementwise(n: int, in_types: list[str], out_type: str, body: str) -> str:
     """A driver applying `body` (using %x0, %x1... ; defining %r) elementwise over n."""
     params = ", ".join(f"%a{i}: memref<{n}x{t}>" for i, t in enumerate(in_types))
     loads = "\n".join(
-        f"      %x{i} = loop.load %a{i}[%i] : memref<{n}x{t}>" for i, t in enumerate(in_types)
+        f"      %x{i} = memref.load %a{i}[%i] : memref<{n}x{t}>" for i, t in enumerate(in_types)
     )
     return f"""
 builtin.module {{
@@ -45,10 +45,10 @@ builtin.module {{
     %c0 = arith.constant 0 : index
     %cn = arith.constant {n} : index
     %c1 = arith.constant 1 : index
-    loop.for %i = %c0 to %cn step %c1 {{
+    scf.for %i = %c0 to %cn step %c1 {{
 {loads}
 {body}
-      loop.store %r, %out[%i] : memref<{n}x{out_type}>
+      memref.store %r, %out[%i] : memref<{n}x{out_type}>
     }}
     func.return
   }}
@@ -72,12 +72,12 @@ builtin.module {
     %c1 = arith.constant 1 : index
     %c4 = arith.constant 4 : index
     %c8 = arith.constant 8 : index
-    loop.for %i = %c0 to %c4 step %c1 {
-      loop.for %j = %c0 to %c8 step %c1 {
-        %x = loop.load %a[%i, %j] : memref<4x8xf32>
-        %y = loop.load %b[%j] : memref<8xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c8 step %c1 {
+        %x = memref.load %a[%i, %j] : memref<4x8xf32>
+        %y = memref.load %b[%j] : memref<8xf32>
         %s = arith.addf %x, %y : f32
-        loop.store %s, %o[%i, %j] : memref<4x8xf32>
+        memref.store %s, %o[%i, %j] : memref<4x8xf32>
       }
     }
     func.return
@@ -107,13 +107,13 @@ builtin.module {
     %c5 = arith.constant 5 : index
     %c33 = arith.constant 33 : index
     %z = arith.constant 0.0 : f32
-    loop.for %i = %c0 to %c5 step %c1 {
-      %r = loop.for %j = %c0 to %c33 step %c1 iter_args(%acc = %z) -> (f32) {
-        %x = loop.load %a[%i, %j] : memref<5x33xf32>
+    scf.for %i = %c0 to %c5 step %c1 {
+      %r = scf.for %j = %c0 to %c33 step %c1 iter_args(%acc = %z) -> (f32) {
+        %x = memref.load %a[%i, %j] : memref<5x33xf32>
         %s = arith.addf %acc, %x : f32
-        loop.yield %s : f32
+        scf.yield %s : f32
       }
-      loop.store %r, %out[%i] : memref<5xf32>
+      memref.store %r, %out[%i] : memref<5xf32>
     }
     func.return
   }
@@ -141,16 +141,16 @@ builtin.module {{
     %ck = arith.constant {k} : index
     %cn = arith.constant {n} : index
     %z = arith.constant 0.0 : f32
-    loop.for %i = %c0 to %cm step %c1 {{
-      loop.for %j = %c0 to %cn step %c1 {{
-        %r = loop.for %l = %c0 to %ck step %c1 iter_args(%acc = %z) -> (f32) {{
-          %x = loop.load %a[%i, %l] : memref<{m}x{k}xf32>
-          %y = loop.load %b[%l, %j] : memref<{k}x{n}xf32>
+    scf.for %i = %c0 to %cm step %c1 {{
+      scf.for %j = %c0 to %cn step %c1 {{
+        %r = scf.for %l = %c0 to %ck step %c1 iter_args(%acc = %z) -> (f32) {{
+          %x = memref.load %a[%i, %l] : memref<{m}x{k}xf32>
+          %y = memref.load %b[%l, %j] : memref<{k}x{n}xf32>
           %p = arith.mulf %x, %y : f32
           %s = arith.addf %acc, %p : f32
-          loop.yield %s : f32
+          scf.yield %s : f32
         }}
-        loop.store %r, %c[%i, %j] : memref<{m}x{n}xf32>
+        memref.store %r, %c[%i, %j] : memref<{m}x{n}xf32>
       }}
     }}
     func.return
@@ -179,7 +179,7 @@ def test_math_functions(ty, dtype):
     n = 16
     stores = "\n".join(
         f"      %k{k} = arith.constant {k} : index\n"
-        f"      loop.store %y{k}, %out[%k{k}, %i] : memref<{len(ops)}x{n}x{ty}>"
+        f"      memref.store %y{k}, %out[%k{k}, %i] : memref<{len(ops)}x{n}x{ty}>"
         for k in range(len(ops))
     )
     text = f"""
@@ -188,8 +188,8 @@ builtin.module {{
     %c0 = arith.constant 0 : index
     %cn = arith.constant {n} : index
     %c1 = arith.constant 1 : index
-    loop.for %i = %c0 to %cn step %c1 {{
-      %x0 = loop.load %a[%i] : memref<{n}x{ty}>
+    scf.for %i = %c0 to %cn step %c1 {{
+      %x0 = memref.load %a[%i] : memref<{n}x{ty}>
 {body}
 {stores}
     }}
@@ -303,22 +303,22 @@ builtin.module {
     %c3 = arith.constant 3 : index
     %c6 = arith.constant 6 : index
     %z = arith.constant 0.0 : f32
-    loop.for %i = %c0 to %c3 step %c1 {
+    scf.for %i = %c0 to %c3 step %c1 {
       %tmp = memref.alloca() : memref<6xf32>
-      loop.for %j = %c0 to %c6 step %c1 {
-        %x = loop.load %a[%i, %j] : memref<3x6xf32>
+      scf.for %j = %c0 to %c6 step %c1 {
+        %x = memref.load %a[%i, %j] : memref<3x6xf32>
         %e = math.exp %x : f32
-        loop.store %e, %tmp[%j] : memref<6xf32>
+        memref.store %e, %tmp[%j] : memref<6xf32>
       }
-      %sum = loop.for %j = %c0 to %c6 step %c1 iter_args(%acc = %z) -> (f32) {
-        %e = loop.load %tmp[%j] : memref<6xf32>
+      %sum = scf.for %j = %c0 to %c6 step %c1 iter_args(%acc = %z) -> (f32) {
+        %e = memref.load %tmp[%j] : memref<6xf32>
         %s = arith.addf %acc, %e : f32
-        loop.yield %s : f32
+        scf.yield %s : f32
       }
-      loop.for %j = %c0 to %c6 step %c1 {
-        %e = loop.load %tmp[%j] : memref<6xf32>
+      scf.for %j = %c0 to %c6 step %c1 {
+        %e = memref.load %tmp[%j] : memref<6xf32>
         %d = arith.divf %e, %sum : f32
-        loop.store %d, %o[%i, %j] : memref<3x6xf32>
+        memref.store %d, %o[%i, %j] : memref<3x6xf32>
       }
     }
     func.return
@@ -344,11 +344,11 @@ builtin.module {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c4 = arith.constant 4 : index
-    loop.for %i = %c0 to %c4 step %c1 {
-      loop.for %j = %c0 to %c4 step %c1 {
-        %x = loop.load %a[%i, %j] : memref<4x4xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c4 step %c1 {
+        %x = memref.load %a[%i, %j] : memref<4x4xf32>
         %y = arith.addf %x, %x : f32
-        loop.store %y, %o[%i, %j] : memref<4x4xf32>
+        memref.store %y, %o[%i, %j] : memref<4x4xf32>
       }
     }
     func.return
@@ -357,19 +357,20 @@ builtin.module {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c4 = arith.constant 4 : index
-    loop.for %i = %c0 to %c4 step %c1 {
-      loop.for %j = %c0 to %c4 step %c1 {
-        %x = loop.load %a[%i, %j] : memref<4x4xf32>
-        %y = loop.load %c[%i, %j] : memref<4x4xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      scf.for %j = %c0 to %c4 step %c1 {
+        %x = memref.load %a[%i, %j] : memref<4x4xf32>
+        %y = memref.load %c[%i, %j] : memref<4x4xf32>
         %s = arith.addf %x, %y : f32
-        loop.store %s, %o[%i, %j] : memref<4x4xf32>
+        memref.store %s, %o[%i, %j] : memref<4x4xf32>
       }
     }
     func.return
   }
   "memref.global"() <{sym_name = "small", sym_visibility = "private", type = memref<4x4xf32>, initial_value = dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]> : tensor<4x4xf32>, constant}> : () -> ()
   func.func @main(%a: memref<4x4xf32>, %o: memref<4x4xf32>, %ws: memref<128xi8>) attributes {loop.abi = #loop.abi<inputs = ["a" : tensor<4x4xf32>], outputs = ["o" : tensor<4x4xf32>], workspace = 128>} {
-    %t = loop.view %ws[64] : memref<128xi8> -> memref<4x4xf32>
+    %c64 = arith.constant 64 : index
+    %t = memref.view %ws[%c64][] : memref<128xi8> to memref<4x4xf32>
     %c = memref.get_global @small : memref<4x4xf32>
     func.call @k_double(%a, %t) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
     func.call @k_addc(%t, %c, %o) : (memref<4x4xf32>, memref<4x4xf32>, memref<4x4xf32>) -> ()
@@ -408,11 +409,11 @@ builtin.module {{
     %c0 = arith.constant 0 : index
     %cn = arith.constant {n} : index
     %c1 = arith.constant 1 : index
-    loop.for %i = %c0 to %cn step %c1 {{
-      %x = loop.load %a[%i] : memref<{n}xf32>
-      %y = loop.load %w[%i] : memref<{n}xf32>
+    scf.for %i = %c0 to %cn step %c1 {{
+      %x = memref.load %a[%i] : memref<{n}xf32>
+      %y = memref.load %w[%i] : memref<{n}xf32>
       %s = arith.mulf %x, %y : f32
-      loop.store %s, %o[%i] : memref<{n}xf32>
+      memref.store %s, %o[%i] : memref<{n}xf32>
     }}
     func.return
   }}

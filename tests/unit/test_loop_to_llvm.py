@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, func, llvm, math, memref
+from xdsl.dialects import arith, builtin, func, llvm, math, memref, scf
 from xdsl.parser import Parser
 
 from graphopt.dialects.loop import Loop
@@ -18,7 +18,7 @@ from graphopt.lowering.loop_to_llvm import (
 
 def parse(text):
     ctx = Context()
-    for d in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef, llvm.LLVM, Loop):
+    for d in (builtin.Builtin, func.Func, arith.Arith, math.Math, memref.MemRef, scf.Scf, llvm.LLVM, Loop):
         ctx.load_dialect(d)
     m = Parser(ctx, text).parse_module()
     m.verify()
@@ -87,9 +87,9 @@ def test_unsupported_op_is_reported():
         """
 func.func private @k(%a: memref<2xi32>) {
   %c0 = arith.constant 0 : index
-  %x = loop.load %a[%c0] : memref<2xi32>
+  %x = memref.load %a[%c0] : memref<2xi32>
   %y = math.ctpop %x : i32
-  loop.store %y, %a[%c0] : memref<2xi32>
+  memref.store %y, %a[%c0] : memref<2xi32>
   func.return
 }
 """

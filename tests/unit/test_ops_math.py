@@ -10,10 +10,11 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 from xdsl.dialects import math as mathd
+from xdsl.dialects import scf
 from xdsl.utils.exceptions import VerifyException
 
 import graphopt
-from graphopt.dialects import graph, loop
+from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph_base import f64, i1, i32
@@ -447,7 +448,7 @@ def test_log_softmax_hoists_row_statistics() -> None:
     assert len(logs) == 1
     depth, parent = 0, logs[0].parent_op()
     while parent is not None:
-        depth += isinstance(parent, loop.ForOp)
+        depth += isinstance(parent, scf.ForOp)
         parent = parent.parent_op()
     assert depth == 1
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, memref
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.traits import Pure
@@ -338,7 +338,7 @@ func.func @f(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
     lower_graph_to_loop(module)
     driver = next(op for op in module.walk() if loop.get_driver_abi(op) is not None)
     assert loop.get_driver_abi(driver).workspace_bytes.data == 0
-    loads = [op for op in module.walk() if isinstance(op, loop.LoadOp)]
+    loads = [op for op in module.walk() if isinstance(op, memref.LoadOp)]
     assert len(loads) == 1
 
 

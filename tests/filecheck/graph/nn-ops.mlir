@@ -70,17 +70,17 @@ func.func @norms(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>, 
 // The nest runs channel-outermost, so each channel's statistics -- two
 // reductions over N, H, W -- are computed once, outside the N, H, W loops of
 // the elements they normalize.
-// LOWER:         loop.for %[[C:.*]] = {{.*}} {
-// LOWER-NEXT:      loop.for {{.*}} iter_args
+// LOWER:         scf.for %[[C:.*]] = {{.*}} {
+// LOWER-NEXT:      scf.for {{.*}} iter_args
 // LOWER:           arith.divf
-// LOWER-NEXT:      loop.for {{.*}} iter_args
+// LOWER-NEXT:      scf.for {{.*}} iter_args
 // LOWER:           math.sqrt
-// LOWER:           loop.for %[[N:.*]] = {{.*}} {
-// LOWER-NEXT:        loop.for
-// LOWER-NEXT:          loop.for
-// LOWER-NEXT:            loop.load %[[X]][%[[N]], %[[C]], {{.*}}]
-// LOWER-NOT:             loop.for
-// LOWER:                 loop.store {{.*}}, %[[Y]][%[[N]], %[[C]], {{.*}}]
+// LOWER:           scf.for %[[N:.*]] = {{.*}} {
+// LOWER-NEXT:        scf.for
+// LOWER-NEXT:          scf.for
+// LOWER-NEXT:            memref.load %[[X]][%[[N]], %[[C]], {{.*}}]
+// LOWER-NOT:             scf.for
+// LOWER:                 memref.store {{.*}}, %[[Y]][%[[N]], %[[C]], {{.*}}]
 // LOWER-LABEL: func.func @bn_train_y(
 // LOWER-SAME:    attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<2x4x3x3xf32>, "s" : tensor<4xf32>, "b" : tensor<4xf32>], outputs = ["y" : tensor<2x4x3x3xf32>], workspace = 0>}
 // LOWER-NEXT:    func.call @bn_train_y_k0_batch_norm_train(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (memref<2x4x3x3xf32>, memref<4xf32>, memref<4xf32>, memref<2x4x3x3xf32>) -> ()
@@ -92,8 +92,8 @@ func.func @bn_train_y(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor<4xf
 // ...and returning y and the variance gives two, with no buffer for the mean.
 // LOWER-LABEL: func.func private @bn_train_y_var_k0_batch_norm_train
 // LOWER-SAME:    (%{{.*}}: memref<2x4x3x3xf32>, %{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>, %[[Y:.*]]: memref<2x4x3x3xf32>, %[[V:[^ ]*]]: memref<4xf32>) {
-// LOWER:         loop.store {{.*}}, %[[Y]]
-// LOWER:         loop.store {{.*}}, %[[V]]
+// LOWER:         memref.store {{.*}}, %[[Y]]
+// LOWER:         memref.store {{.*}}, %[[V]]
 // LOWER:         func.return
 // LOWER-LABEL: func.func @bn_train_y_var(
 // LOWER-SAME:    attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<2x4x3x3xf32>, "s" : tensor<4xf32>, "b" : tensor<4xf32>], outputs = ["y" : tensor<2x4x3x3xf32>, "v" : tensor<4xf32>], workspace = 0>}
@@ -109,19 +109,19 @@ func.func @bn_train_y_var(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor
 // LOWER-LABEL: func.func private @conv_pad_k0_conv2d
 // LOWER-SAME:    (%[[X:.*]]: memref<1x1x5x5xf32>, %[[W:.*]]: memref<1x1x3x3xf32>, %{{.*}}: memref<1x1x5x5xf32>)
 // LOWER:         %[[ROW:.*]] = memref.alloca() : memref<5xf32>
-// LOWER:         loop.store %{{.*}}, %[[ROW]]
-// LOWER:         loop.for %[[KH:.*]] = {{.*}} {
+// LOWER:         memref.store %{{.*}}, %[[ROW]]
+// LOWER:         scf.for %[[KH:.*]] = {{.*}} {
 // LOWER:           %[[OKH:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
 // LOWER-NEXT:      %[[IH:.*]] = arith.select %[[OKH]], %{{.*}}, %{{.*}} : index
-// LOWER-NEXT:      %[[W0:.*]] = loop.load %[[W]][%{{.*}}, %{{.*}}, %[[KH]], %{{.*}}]
+// LOWER-NEXT:      %[[W0:.*]] = memref.load %[[W]][%{{.*}}, %{{.*}}, %[[KH]], %{{.*}}]
 // LOWER-NEXT:      %[[WS:.*]] = arith.select %[[OKH]], %[[W0]], %{{.*}} : f32
-// LOWER-NEXT:      loop.for %[[XX:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// LOWER-NEXT:      scf.for %[[XX:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // LOWER-NEXT:        %[[IW:.*]] = arith.addi %[[XX]], %{{.*}} : index
-// LOWER-NEXT:        %[[V:.*]] = loop.load %[[X]][%{{.*}}, %{{.*}}, %[[IH]], %[[IW]]]
-// LOWER-NEXT:        %[[R:.*]] = loop.load %[[ROW]][%[[XX]]]
+// LOWER-NEXT:        %[[V:.*]] = memref.load %[[X]][%{{.*}}, %{{.*}}, %[[IH]], %[[IW]]]
+// LOWER-NEXT:        %[[R:.*]] = memref.load %[[ROW]][%[[XX]]]
 // LOWER-NEXT:        %[[P:.*]] = arith.mulf %[[V]], %[[WS]] : f32
 // LOWER-NEXT:        %[[S:.*]] = arith.addf %[[R]], %[[P]] : f32
-// LOWER-NEXT:        loop.store %[[S]], %[[ROW]][%[[XX]]]
+// LOWER-NEXT:        memref.store %[[S]], %[[ROW]][%[[XX]]]
 func.func @conv_pad(%x: tensor<1x1x5x5xf32>, %w: tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32> {
   %y = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x1x5x5xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32>
   func.return %y : tensor<1x1x5x5xf32>

@@ -1,19 +1,11 @@
 // RUN: graph-opt %s --print-op-generic | filecheck %s
+// RUN: graph-opt %s --print-op-generic | graph-opt | filecheck %s --check-prefix=BACK
 
-// CHECK-LABEL: "func.func"() <{sym_name = "g"
-func.func @g(%m: memref<4xf32>, %ws: memref<64xi8>, %lb: index, %z: f32) {
-  // CHECK: %[[R:.*]] = "loop.for"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) ({
-  // CHECK-NEXT: ^{{.*}}(%[[I:.*]]: index, %[[ACC:.*]]: f32):
-  %r = loop.for %i = %lb to %lb step %lb iter_args(%acc = %z) -> (f32) {
-    // CHECK-NEXT: %[[X:.*]] = "loop.load"(%{{.*}}, %[[I]]) : (memref<4xf32>, index) -> f32
-    %x = loop.load %m[%i] : memref<4xf32>
-    // CHECK-NEXT: "loop.store"(%[[X]], %{{.*}}, %[[I]]) : (f32, memref<4xf32>, index) -> ()
-    loop.store %x, %m[%i] : memref<4xf32>
-    // CHECK-NEXT: "loop.yield"(%[[ACC]]) : (f32) -> ()
-    loop.yield %acc : f32
-  // CHECK-NEXT: }) : (index, index, index, f32) -> f32
-  }
-  // CHECK: "loop.view"(%{{.*}}) <{offset = 16 : i64}> : (memref<64xi8>) -> memref<2x2xf32>
-  %v = loop.view %ws[16] : memref<64xi8> -> memref<2x2xf32>
+// The ABI attribute keeps its custom syntax in the generic format.
+// CHECK-LABEL: "func.func"() <{sym_name = "d"
+// CHECK: loop.abi = #loop.abi<inputs = ["x" : tensor<4xf32>, "" : tensor<i1>], outputs = ["y" : tensor<2x2xf32>], workspace = 64>
+// BACK-LABEL: func.func @d(
+// BACK-SAME: loop.abi = #loop.abi<inputs = ["x" : tensor<4xf32>, "" : tensor<i1>], outputs = ["y" : tensor<2x2xf32>], workspace = 64>
+func.func @d(%x: memref<4xf32>, %b: memref<i1>, %y: memref<2x2xf32>, %ws: memref<64xi8>) attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<4xf32>, "" : tensor<i1>], outputs = ["y" : tensor<2x2xf32>], workspace = 64>} {
   func.return
 }

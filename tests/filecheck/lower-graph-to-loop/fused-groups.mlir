@@ -5,14 +5,14 @@
 
 // CHECK-LABEL: func.func private @chain_k0_add_exp_mul_relu
 // CHECK-SAME: (%[[X:.*]]: memref<64x128xf32>, %[[B:.*]]: memref<128xf32>, %[[OUT:.*]]: memref<64x128xf32>)
-// CHECK:       loop.for %[[I:.*]] = {{.*}} {
-// CHECK-NEXT:    loop.for %[[J:.*]] = {{.*}} {
-// CHECK-DAG:       loop.load %[[X]][%[[I]], %[[J]]] : memref<64x128xf32>
-// CHECK-DAG:       loop.load %[[B]][%[[J]]] : memref<128xf32>
+// CHECK:       scf.for %[[I:.*]] = {{.*}} {
+// CHECK-NEXT:    scf.for %[[J:.*]] = {{.*}} {
+// CHECK-DAG:       memref.load %[[X]][%[[I]], %[[J]]] : memref<64x128xf32>
+// CHECK-DAG:       memref.load %[[B]][%[[J]]] : memref<128xf32>
 // CHECK:           math.exp
 // CHECK:           arith.maximumf
-// CHECK-NEXT:      loop.store {{.*}}, %[[OUT]][%[[I]], %[[J]]] : memref<64x128xf32>
-// CHECK-NOT:   loop.store
+// CHECK-NEXT:      memref.store {{.*}}, %[[OUT]][%[[I]], %[[J]]] : memref<64x128xf32>
+// CHECK-NOT:   memref.store
 // CHECK:       func.return
 // CHECK-LABEL: func.func @chain(
 // CHECK-SAME:    attributes {loop.abi = #loop.abi<inputs = [{{.*}}, {{.*}}], outputs = [{{[^,]*}}], workspace = 0>}
@@ -37,23 +37,23 @@ func.func @chain(%x: tensor<64x128xf32>, %b: tensor<128xf32>) -> tensor<64x128xf
 // CHECK-LABEL: func.func private @mlp_layer_k0_matmul_add_relu
 // CHECK-SAME: (%[[A:.*]]: memref<8x32xf32>, %[[W:.*]]: memref<32x16xf32>, %[[BIAS:.*]]: memref<16xf32>, %[[OUT:.*]]: memref<8x16xf32>)
 // CHECK:       %[[ROW:.*]] = memref.alloca() : memref<16xf32>
-// CHECK:       loop.for %[[I:.*]] = {{.*}} {
-// CHECK-NEXT:    loop.for %[[Z:.*]] = {{.*}} {
-// CHECK-NEXT:      loop.store %{{.*}}, %[[ROW]][%[[Z]]]
-// CHECK:         loop.for %[[K:.*]] = {{.*}} {
-// CHECK-NEXT:      %[[AIK:.*]] = loop.load %[[A]][%[[I]], %[[K]]]
-// CHECK-NEXT:      loop.for %[[J:.*]] = {{.*}} {
-// CHECK-DAG:         loop.load %[[W]][%[[K]], %[[J]]]
-// CHECK-DAG:         loop.load %[[ROW]][%[[J]]]
+// CHECK:       scf.for %[[I:.*]] = {{.*}} {
+// CHECK-NEXT:    scf.for %[[Z:.*]] = {{.*}} {
+// CHECK-NEXT:      memref.store %{{.*}}, %[[ROW]][%[[Z]]]
+// CHECK:         scf.for %[[K:.*]] = {{.*}} {
+// CHECK-NEXT:      %[[AIK:.*]] = memref.load %[[A]][%[[I]], %[[K]]]
+// CHECK-NEXT:      scf.for %[[J:.*]] = {{.*}} {
+// CHECK-DAG:         memref.load %[[W]][%[[K]], %[[J]]]
+// CHECK-DAG:         memref.load %[[ROW]][%[[J]]]
 // CHECK:             arith.mulf %[[AIK]]
-// CHECK:             loop.store {{.*}}, %[[ROW]][%[[J]]]
-// CHECK:         loop.for %[[J2:.*]] = {{.*}} {
-// CHECK-DAG:       loop.load %[[ROW]][%[[J2]]]
-// CHECK-DAG:       loop.load %[[BIAS]][%[[J2]]]
+// CHECK:             memref.store {{.*}}, %[[ROW]][%[[J]]]
+// CHECK:         scf.for %[[J2:.*]] = {{.*}} {
+// CHECK-DAG:       memref.load %[[ROW]][%[[J2]]]
+// CHECK-DAG:       memref.load %[[BIAS]][%[[J2]]]
 // CHECK:           arith.addf
 // CHECK:           arith.maximumf
-// CHECK-NEXT:      loop.store {{.*}}, %[[OUT]][%[[I]], %[[J2]]]
-// CHECK-NOT:   loop.store
+// CHECK-NEXT:      memref.store {{.*}}, %[[OUT]][%[[I]], %[[J2]]]
+// CHECK-NOT:   memref.store
 // CHECK-LABEL: func.func @mlp_layer(
 // CHECK-COUNT-1: func.call
 // CHECK-NEXT:  func.return
@@ -71,16 +71,16 @@ func.func @mlp_layer(%x: tensor<8x32xf32>, %w: tensor<32x16xf32>, %b: tensor<16x
 // The broadcast read of %m is loop-invariant in k, so it is hoisted out.
 // CHECK-LABEL: func.func private @sumsq_k0_sub_mul_reduce_sum
 // CHECK-SAME: (%[[X:.*]]: memref<16x256xf32>, %[[M:.*]]: memref<16x1xf32>, %[[OUT:.*]]: memref<16xf32>)
-// CHECK:       loop.for %[[I:.*]] = {{.*}} {
-// CHECK-NEXT:    %[[MI:.*]] = loop.load %[[M]][%[[I]], %{{.*}}] : memref<16x1xf32>
-// CHECK-NEXT:    %[[SUM:.*]] = loop.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
-// CHECK-DAG:       loop.load %[[X]][%[[I]], %[[K]]]
+// CHECK:       scf.for %[[I:.*]] = {{.*}} {
+// CHECK-NEXT:    %[[MI:.*]] = memref.load %[[M]][%[[I]], %{{.*}}] : memref<16x1xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
+// CHECK-DAG:       memref.load %[[X]][%[[I]], %[[K]]]
 // CHECK:           arith.subf %{{.*}}, %[[MI]]
 // CHECK:           arith.mulf
 // CHECK:           arith.addf %[[ACC]]
-// CHECK:           loop.yield
-// CHECK:         loop.store %[[SUM]], %[[OUT]][%[[I]]]
-// CHECK-NOT:   loop.store
+// CHECK:           scf.yield
+// CHECK:         memref.store %[[SUM]], %[[OUT]][%[[I]]]
+// CHECK-NOT:   memref.store
 // CHECK-LABEL: func.func @sumsq(
 // CHECK-COUNT-1: func.call
 // CHECK-NEXT:  func.return
@@ -96,12 +96,12 @@ func.func @sumsq(%x: tensor<16x256xf32>, %m: tensor<16x1xf32>) -> tensor<16xf32>
 
 // A diamond: the anchor tanh(x) is used by both branches but computed once.
 // CHECK-LABEL: func.func private @diamond_k0_tanh_diamond
-// CHECK:       loop.for
-// CHECK-NEXT:    loop.for
+// CHECK:       scf.for
+// CHECK-NEXT:    scf.for
 // CHECK-COUNT-1:   math.tanh
 // CHECK-NOT:       math.tanh
-// CHECK:           loop.store
-// CHECK-NOT:   loop.store
+// CHECK:           memref.store
+// CHECK-NOT:   memref.store
 // CHECK-LABEL: func.func @diamond(
 // CHECK-COUNT-1: func.call
 // CHECK-NEXT:  func.return

@@ -5,8 +5,8 @@
 
 func.func private @k(%a: memref<2xi32>) {
   %c0 = arith.constant 0 : index
-  %x = loop.load %a[%c0] : memref<2xi32>
+  %x = memref.load %a[%c0] : memref<2xi32>
   %y = math.ctlz %x : i32
-  loop.store %y, %a[%c0] : memref<2xi32>
+  memref.store %y, %a[%c0] : memref<2xi32>
   func.return
 }

@@ -12,11 +12,11 @@ builtin.module {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    loop.for %i = %c0 to %c2 step %c1 {
-      %x = loop.load %a[%i] : memref<2xf32>
-      %y = loop.load %w[%i] : memref<2xf32>
+    scf.for %i = %c0 to %c2 step %c1 {
+      %x = memref.load %a[%i] : memref<2xf32>
+      %y = memref.load %w[%i] : memref<2xf32>
       %p = arith.mulf %x, %y : f32
-      loop.store %p, %o[%i] : memref<2xf32>
+      memref.store %p, %o[%i] : memref<2xf32>
     }
     func.return
   }

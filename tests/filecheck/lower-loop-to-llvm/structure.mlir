@@ -42,13 +42,13 @@ builtin.module {
     // CHECK-NEXT: llvm.br ^[[H1]](%[[IN]] : i64)
     // CHECK-NEXT: ^[[E1]]:
     // CHECK-NEXT: llvm.return
-    loop.for %i = %c0 to %c4 step %c1 {
-      %r = loop.for %j = %c0 to %c8 step %c1 iter_args(%acc = %z) -> (f32) {
-        %x = loop.load %a[%i, %j] : memref<4x8xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      %r = scf.for %j = %c0 to %c8 step %c1 iter_args(%acc = %z) -> (f32) {
+        %x = memref.load %a[%i, %j] : memref<4x8xf32>
         %s = arith.addf %acc, %x : f32
-        loop.yield %s : f32
+        scf.yield %s : f32
       }
-      loop.store %r, %out[%i] : memref<4xf32>
+      memref.store %r, %out[%i] : memref<4xf32>
     }
     func.return
   }
@@ -59,19 +59,19 @@ builtin.module {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %c4 = arith.constant 4 : index
-    loop.for %i = %c0 to %c4 step %c1 {
+    scf.for %i = %c0 to %c4 step %c1 {
       %t = memref.alloca() : memref<4xf32>
-      %x = loop.load %a[%i] : memref<4xf32>
+      %x = memref.load %a[%i] : memref<4xf32>
       // CHECK: llvm.call @tanhf(%{{.*}}) : (f32) -> f32
       %y = math.tanh %x : f32
       // CHECK: llvm.call_intrinsic "llvm.fptosi.sat.i32.f32"(%{{.*}}) : (f32) -> i32
       %k = arith.fptosi %y : f32 to i32
-      loop.store %y, %t[%i] : memref<4xf32>
+      memref.store %y, %t[%i] : memref<4xf32>
       // CHECK: %[[CMP:.*]] = llvm.fcmp "olt" %{{.*}}, %{{.*}} : f32
       %c = arith.cmpf olt, %x, %y : f32
       // CHECK: %[[WIDE:.*]] = llvm.zext %[[CMP]] : i1 to i8
       // CHECK: llvm.store %[[WIDE]], %{{.*}} : i8, !llvm.ptr
-      loop.store %c, %b[%i] : memref<4xi1>
+      memref.store %c, %b[%i] : memref<4xi1>
     }
     func.return
   }
@@ -82,7 +82,8 @@ builtin.module {
   // CHECK-SAME: (%[[IN:.*]]: !llvm.ptr, %[[O:.*]]: !llvm.ptr, %[[WS:.*]]: !llvm.ptr)
   func.func @main(%in: memref<4x8xf32>, %o: memref<4xf32>, %ws: memref<256xi8>) attributes {loop.abi = #loop.abi<inputs = ["in" : tensor<4x8xf32>], outputs = ["o" : tensor<4xf32>], workspace = 256>} {
     // CHECK: %[[V:.*]] = llvm.getelementptr inbounds %[[WS]][128] : (!llvm.ptr) -> !llvm.ptr, i8
-    %v = loop.view %ws[128] : memref<256xi8> -> memref<4x8xf32>
+    %c128 = arith.constant 128 : index
+    %v = memref.view %ws[%c128][] : memref<256xi8> to memref<4x8xf32>
     // CHECK: llvm.mlir.addressof @small : !llvm.ptr
     %g = memref.get_global @small : memref<2xf32>
     // CHECK: llvm.call @k_rowsum(%[[V]], %[[O]]) : (!llvm.ptr, !llvm.ptr) -> ()

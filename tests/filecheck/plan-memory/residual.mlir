@@ -32,9 +32,12 @@
 // The driver takes its views where the plan says; the in-place output reuses offset 0.
 // LOWER-LABEL: func.func @residual(
 // LOWER-SAME:    workspace = 2048
-// LOWER:       loop.view %{{.*}}[0] : memref<2048xi8> -> memref<16x16xf32>
-// LOWER:       loop.view %{{.*}}[1024] : memref<2048xi8> -> memref<16x16xf32>
-// LOWER:       loop.view %{{.*}}[0] : memref<2048xi8> -> memref<16x16xf32>
+// LOWER:       %[[A:.*]] = arith.constant 0 : index
+// LOWER-NEXT:  memref.view %{{.*}}[%[[A]]][] : memref<2048xi8> to memref<16x16xf32>
+// LOWER:       %[[B:.*]] = arith.constant 1024 : index
+// LOWER-NEXT:  memref.view %{{.*}}[%[[B]]][] : memref<2048xi8> to memref<16x16xf32>
+// LOWER:       %[[C:.*]] = arith.constant 0 : index
+// LOWER-NEXT:  memref.view %{{.*}}[%[[C]]][] : memref<2048xi8> to memref<16x16xf32>
 func.func @residual(%x: tensor<16x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32> {
   %a = fused.group "mm_relu" pattern(out_ewise_fusable) (%p = %x : tensor<16x16xf32>, %q = %w : tensor<16x16xf32>) -> (tensor<16x16xf32>) {
     %0 = graph.matmul %p, %q : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
