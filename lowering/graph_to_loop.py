@@ -20,7 +20,6 @@ today every intermediate gets its own 64-byte-aligned region.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -44,7 +43,7 @@ from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
-from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource
+from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
 
 ALIGNMENT = 64
 
@@ -317,29 +316,16 @@ def emit_kernel(
     out_args = entry.args[len(in_types):]
     for root, out in zip(spec.roots, out_args):
         emitter.store_nest(root, out, preferred_loop_order(root))
+    if emitter.rerun:
+        sweep_dead_ops(entry)
     entry.add_op(func.ReturnOp())
     return func.FuncOp(
         spec.name, ([*in_types, *out_types], []), Region(entry), visibility="private"
     )
 
 
-#: Group codegen inlines producers recursively (a few frames per op), so a
-#: group as deep as fuse-ops' default max-depth (256) needs more than Python's
-#: default limit of 1000 frames.
-RECURSION_LIMIT = 20_000
-
-
 def lower_graph_to_loop(module: ModuleOp) -> None:
     """Replace every graph function of ``module`` by its kernels and driver."""
-    old_limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
-    try:
-        _lower_functions(module)
-    finally:
-        sys.setrecursionlimit(old_limit)
-
-
-def _lower_functions(module: ModuleOp) -> None:
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         if not is_graph_function(fn):
             continue

@@ -20,6 +20,19 @@ the loop it is currently building, so:
 * ``value_at`` memoises per scope on ``(value, indices)``: a diamond reads its
   anchor once per element, and a value computed in an outer scope is reused
   by every inner one.
+
+A worklist, not the Python stack
+--------------------------------
+A rule asks for its operands while it runs, so inlining recurses a few
+Python frames per op.  To lower a group of any depth at the default recursion
+limit, ``value_at`` keeps the recursion shallow: a demand more than
+``MAX_INLINE_DEPTH`` rules below the nearest *driver* (a ``value_at`` that
+runs a worklist) is not computed there but raised as :class:`_Pending` to the
+driver, which computes it first and then re-runs the rule that asked (now a
+memo hit).  A demand is only handed up when no loop was opened since the
+driver began, so unwinding loses nothing but a few pure scalar ops, which
+:func:`sweep_dead_ops` removes; a ``value_at`` inside a loop a rule has just
+opened starts a driver of its own.
 """
 
 from __future__ import annotations
@@ -38,12 +51,30 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.traits import is_side_effect_free
 
 from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
 
 
 class LoweringError(Exception):
     """A graph op cannot be lowered (for example: no compute rule for it)."""
+
+
+MAX_INLINE_DEPTH = 16
+"""Rules evaluated inside one another before a demand goes to the worklist."""
+
+
+class _Pending(Exception):
+    """A demand handed to the nearest driver (see the module docstring)."""
+
+    def __init__(self, value: SSAValue, indices: tuple[SSAValue, ...]):
+        self.value, self.indices = value, indices
+
+
+@dataclass
+class _Driver:
+    depth: int  # rule depth where the driver runs
+    open_loops: int = 0  # loops opened since, still open
 
 
 @dataclass(eq=False)
@@ -97,6 +128,9 @@ class KernelEmitter:
         self.sources = sources
         self.scope_of: dict[SSAValue, Scope] = {}
         self._innermost: tuple[SSAValue, int] | None = None
+        self._depth = 0  # rules being evaluated, one inside the other
+        self._drivers: list[_Driver] = []
+        self.rerun = False  # a rule was re-run: dead scalar ops may be left
 
     # -- placement ---------------------------------------------------------------
 
@@ -172,7 +206,43 @@ class KernelEmitter:
 
     def value_at(self, value: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
         """The element of tensor ``value`` at ``indices`` (index SSA values)."""
-        return self.cached(("value", value), indices, lambda: self._compute(value, indices))
+        idx = tuple(indices)
+        if (hit := self._memo(value, idx)) is not None:
+            return hit
+        driver = self._drivers[-1] if self._drivers else None
+        if driver is None or driver.open_loops:
+            return self._drive(value, idx)
+        if self._depth - driver.depth >= MAX_INLINE_DEPTH:
+            raise _Pending(value, idx)
+        return self._evaluate(value, idx)
+
+    def _memo(self, value: SSAValue, idx: tuple[SSAValue, ...]) -> SSAValue | None:
+        return self.scope_for(idx).lookup((("value", value), idx))
+
+    def _evaluate(self, value: SSAValue, idx: tuple[SSAValue, ...]) -> SSAValue:
+        return self.cached(("value", value), idx, lambda: self._compute(value, idx))
+
+    def _drive(self, value: SSAValue, idx: tuple[SSAValue, ...]) -> SSAValue:
+        """Compute ``value`` at ``idx`` with a worklist of pending demands."""
+        self._drivers.append(_Driver(self._depth))
+        try:
+            work = [(value, idx)]
+            while work:
+                v, i = work[-1]
+                if self._memo(v, i) is not None:
+                    work.pop()
+                    continue
+                try:
+                    self._evaluate(v, i)
+                    work.pop()
+                except _Pending as pending:
+                    self.rerun = True
+                    work.append((pending.value, pending.indices))
+        finally:
+            self._drivers.pop()
+        result = self._memo(value, idx)
+        assert result is not None
+        return result
 
     def _compute(self, value: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
         source = self.sources.get(value)
@@ -187,7 +257,11 @@ class KernelEmitter:
 
         rule = compute_rule_for(op)
         assert isinstance(value.type, TensorType)
-        return rule(self, op, op.results.index(value), list(indices))
+        self._depth += 1
+        try:
+            return rule(self, op, op.results.index(value), list(indices))
+        finally:
+            self._depth -= 1
 
     # -- loops -------------------------------------------------------------------------
 
@@ -199,6 +273,8 @@ class KernelEmitter:
         for_op = scf.ForOp(lb, ub, step, list(inits), block)
         self.current.insert(for_op)
         self.current.open_loops.append(for_op)
+        if self._drivers:
+            self._drivers[-1].open_loops += 1
         scope = Scope(block, self.current, self.current.depth + 1)
         for arg in block.args:
             self.scope_of[arg] = scope
@@ -209,6 +285,8 @@ class KernelEmitter:
         parent = scope.parent
         assert parent is not None and parent.open_loops[-1] is for_op
         parent.open_loops.pop()
+        if self._drivers:
+            self._drivers[-1].open_loops -= 1
         for r in for_op.results:
             self.scope_of[r] = parent
 
@@ -299,3 +377,13 @@ class KernelEmitter:
 
     def idx_rem(self, a: SSAValue, c: int) -> SSAValue:
         return self.emit(arith.RemUIOp(a, self.index(c))).results[0]
+
+
+def sweep_dead_ops(block: Block) -> None:
+    """Erase the unused pure ops (and unused stack buffers) a re-run rule left."""
+    for op in reversed(list(block.walk())):
+        if op.results and not any(r.uses for r in op.results) and (
+            isinstance(op, memref.AllocaOp) or is_side_effect_free(op)
+        ) and not op.regions:
+            op.detach()
+            op.erase()
