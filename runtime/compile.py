@@ -67,6 +67,26 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> None:
     verify_located(module)
 
 
+def lowered_module(
+    source: ModuleOp | str | os.PathLike[str],
+    pipeline: str = "",
+    *,
+    opt_level: int | str | None = None,
+    max_inline_constant_bytes: int = 4096,
+) -> ModuleOp:
+    """The llvm-level module of ``source`` after the pipeline of :func:`compile`."""
+    module = source.clone() if isinstance(source, ModuleOp) else parse_file(source)
+    verify_located(module)
+    try:
+        level = pipeline_spec(normalize_level(opt_level)) if opt_level is not None else ""
+    except PipelineError as err:
+        raise UserError(str(err)) from None
+    inline = None if max_inline_constant_bytes == 4096 else max_inline_constant_bytes
+    spec = with_lowering(combine(level, expand_named_pipelines(pipeline)), max_inline_constant_bytes=inline)
+    run_pipeline(module, spec)
+    return module
+
+
 def compile(  # noqa: A001 - the natural name of the public entry point
     source: ModuleOp | str | os.PathLike[str],
     pipeline: str = "",
@@ -81,13 +101,7 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     ``"default"``...) runs its named pipeline before ``pipeline``; the
     lowering passes follow unless ``pipeline`` runs them itself.
     """
-    module = source.clone() if isinstance(source, ModuleOp) else parse_file(source)
-    verify_located(module)
-    try:
-        level = pipeline_spec(normalize_level(opt_level)) if opt_level is not None else ""
-    except PipelineError as err:
-        raise UserError(str(err)) from None
-    inline = None if max_inline_constant_bytes == 4096 else max_inline_constant_bytes
-    spec = with_lowering(combine(level, expand_named_pipelines(pipeline)), max_inline_constant_bytes=inline)
-    run_pipeline(module, spec)
+    module = lowered_module(
+        source, pipeline, opt_level=opt_level, max_inline_constant_bytes=max_inline_constant_bytes
+    )
     return compile_llvm_module(module, opt_level=llvm_opt_level)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
-__all__ = ["JITError", "JITModule", "compile_llvm_ir", "host_target_machine"]
+__all__ = ["JITError", "JITModule", "compile_llvm_ir", "compile_object", "host_target_machine", "parse_and_optimize"]
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -46,17 +46,47 @@ def _initialise() -> None:
         _initialised = True
 
 
-def host_target_machine(opt_level: int = 3) -> llvm.TargetMachine:
-    """A target machine for this CPU (name and features), JIT code model."""
+def host_target_machine(opt_level: int = 3, *, jit: bool = True) -> llvm.TargetMachine:
+    """A target machine for this CPU (name and features): the JIT code model,
+    or position-independent code for object files and shared libraries."""
     _initialise()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(
         cpu=llvm.get_host_cpu_name(),
         features=llvm.get_host_cpu_features().flatten(),
         opt=opt_level,
-        codemodel="jitdefault",
-        jit=True,
+        reloc="default" if jit else "pic",
+        codemodel="jitdefault" if jit else "default",
+        jit=jit,
     )
+
+
+def parse_and_optimize(ir_text: str, tm: llvm.TargetMachine, opt_level: int) -> llvm.ModuleRef:
+    """Parse and verify ``ir_text``, then optimise it for ``tm`` (``O<opt_level>``,
+    loop and SLP vectorisation on)."""
+    try:
+        mod = llvm.parse_assembly(ir_text)
+        mod.verify()
+    except RuntimeError as exc:
+        raise JITError(f"invalid LLVM IR: {exc}") from None
+    mod.triple = tm.triple
+    mod.data_layout = str(tm.target_data)
+    if opt_level > 0:
+        pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
+        pto.loop_vectorization = True
+        pto.slp_vectorization = True
+        pto.loop_unrolling = True
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+    return mod
+
+
+def compile_object(ir_text: str, opt_level: int = 3) -> bytes:
+    """A native, position-independent object file of ``ir_text``."""
+    _initialise()
+    with _compile_lock:
+        tm = host_target_machine(opt_level, jit=False)
+        return tm.emit_object(parse_and_optimize(ir_text, tm, opt_level))
 
 
 @dataclass
@@ -88,22 +118,8 @@ def compile_llvm_ir(ir_text: str, opt_level: int = 3) -> JITModule:
     """Parse, verify, optimise (``opt_level`` 0..3) and JIT-compile ``ir_text``."""
     _initialise()
     with _compile_lock:
-        try:
-            mod = llvm.parse_assembly(ir_text)
-            mod.verify()
-        except RuntimeError as exc:
-            raise JITError(f"invalid LLVM IR: {exc}") from None
         tm = host_target_machine(opt_level)
-        mod.triple = tm.triple
-        mod.data_layout = str(tm.target_data)
-        if opt_level > 0:
-            pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
-            pto.loop_vectorization = True
-            pto.slp_vectorization = True
-            pto.loop_unrolling = True
-            pb = llvm.create_pass_builder(tm, pto)
-            mpm = pb.getModulePassManager()
-            mpm.run(mod, pb)
+        mod = parse_and_optimize(ir_text, tm, opt_level)
         optimized = str(mod)
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()

@@ -99,8 +99,22 @@ class GraphOptMain(xDSLOptMain):
 
             return LLVMTarget
 
+        def obj_target():
+            from graphopt.tools.llvm_target import ObjTarget
+
+            return ObjTarget
+
         self.available_targets["dot"] = dot_target
         self.available_targets["llvm"] = llvm_target
+        self.available_targets["obj"] = obj_target
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        if self.args.target == "obj":  # binary: written to the -o file directly
+            from graphopt.tools.llvm_target import write_object
+
+            write_object(prog, self.args.output_file)
+            return ""
+        return super().output_resulting_program(prog)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)

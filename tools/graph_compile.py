@@ -1,0 +1,49 @@
+"""``graph-compile``: a graph-level model to a shared library and a C header.
+
+    graph-compile examples/mlp.mlir -O2 -o libmlp.so      # also writes libmlp.h
+    graph-compile model.mlir -o libm.so --header model.h -p 'canonicalize'
+
+The model goes through ``graphopt.compile``'s pass pipeline with every
+constant embedded in the library (see ``graphopt.runtime.aot``); the header
+declares each driver with its argument shapes and dtypes and its workspace
+size.  Errors are one diagnostic and exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from graphopt.tools.diagnostics import report
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="graph-compile", description="Compile a graph-level .mlir model to a shared library and a C header."
+    )
+    parser.add_argument("input", help="the .mlir model")
+    parser.add_argument("-o", "--output", required=True, help="the shared library to write (e.g. libmodel.so)")
+    parser.add_argument("--header", help="the C header to write (default: the library's name with .h)")
+    parser.add_argument("-O", dest="opt_level", default="2", metavar="LEVEL", help="optimization level 0-3 (default 2)")
+    parser.add_argument("-p", "--passes", default="", help="extra passes after the -O pipeline")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        from graphopt.runtime.aot import compile_library
+
+        header = args.header or str(Path(args.output).with_suffix(".h"))
+        compile_library(args.input, args.output, header, pipeline=args.passes, opt_level=args.opt_level)
+    except BaseException as err:  # noqa: BLE001 - every failure becomes one diagnostic
+        if isinstance(err, KeyboardInterrupt):
+            return 130
+        return report("graph-compile", err)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
