@@ -28,39 +28,9 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.dialects import loop
+from graphopt.lowering.to_llvm.common import dense_to_numpy, numpy_dtype
 
 __all__ = ["DriverInfo", "HiddenConstant", "dense_to_numpy", "numpy_dtype", "read_drivers"]
-
-
-def numpy_dtype(t: Attribute) -> np.dtype:
-    """The numpy dtype of an element type (``i1`` -> ``bool``, index -> int64)."""
-    if isinstance(t, Float32Type | Float64Type | Float16Type):
-        return np.dtype(f"f{t.bitwidth // 8}")
-    if isinstance(t, IndexType):
-        return np.dtype(np.int64)
-    if isinstance(t, IntegerType):
-        w = t.width.data
-        if w == 1:
-            return np.dtype(np.bool_)
-        if w in (8, 16, 32, 64):
-            return np.dtype(f"{'u' if t.signedness.data.name == 'UNSIGNED' else 'i'}{w // 8}")
-    raise DiagnosticException(f"element type {t} has no numpy equivalent")
-
-
-def dense_to_numpy(value: DenseIntOrFPElementsAttr) -> np.ndarray:
-    """The array of a dense attribute, sharing its bytes (read-only)."""
-    t = value.get_type()
-    elt = value.get_element_type()
-    shape = tuple(t.get_shape()) if isinstance(t, TensorType | MemRefType) else ()
-    raw = value.data.data
-    if isinstance(elt, IntegerType) and elt.width.data == 1:
-        arr = np.frombuffer(raw, dtype=np.uint8).astype(np.bool_)
-    else:
-        arr = np.frombuffer(raw, dtype=numpy_dtype(elt).newbyteorder("<"))
-    n = int(np.prod(shape, dtype=np.int64))
-    if arr.size == 1 and n != 1:
-        arr = np.full(n, arr[0])
-    return arr.reshape(shape)
 
 
 @dataclass

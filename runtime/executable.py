@@ -35,7 +35,7 @@ from math import prod
 import numpy as np
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
-from graphopt.lowering.loop_to_llvm import emit_llvm_ir, lower_loop_to_llvm
+from graphopt.lowering.to_llvm import emit_llvm_ir, lower_loop_to_llvm
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
 from graphopt.runtime.jit import JITModule, compile_llvm_ir
 

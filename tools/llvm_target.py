@@ -1,7 +1,9 @@
-"""``-t llvm`` for graph-opt: xDSL's LLVM translation plus function linkage.
+"""``-t llvm`` and ``-t obj`` for graph-opt.
 
-xDSL's own ``llvm`` target drops ``internal`` linkage on kernels; graph-opt's
-target prints exactly the IR the runtime compiles.
+``llvm``: xDSL's LLVM translation plus the ``internal`` linkage of kernels it
+drops, so graph-opt prints exactly the IR the runtime compiles.  ``obj``: a
+native object file with every constant embedded (graph-opt's ``-O`` levels
+lower with ``max-inline-constant-bytes=-1`` for it).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
-from graphopt.lowering.loop_to_llvm import emit_llvm_ir
+from graphopt.lowering.to_llvm import emit_llvm_ir
 
 
 @dataclass(frozen=True)
@@ -22,3 +24,34 @@ class LLVMTarget(Target):
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         output.write(emit_llvm_ir(module))
+
+
+def write_object(module: ModuleOp, path: str | None) -> None:
+    """``-t obj``: the native object file of a lowered module, to ``path`` (or
+    to stdout when it is not a terminal)."""
+    import sys
+
+    from graphopt.runtime.aot import object_code
+    from graphopt.tools.diagnostics import UserError
+
+    if path is None and sys.stdout.isatty():
+        raise UserError("-t obj writes binary code: give an output file with -o")
+    data = object_code(module)
+    if path is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+    else:
+        with open(path, "wb") as out:
+            out.write(data)
+
+
+@dataclass(frozen=True)
+class ObjTarget(Target):
+    """Registered so ``-t obj`` is accepted; graph-opt writes the bytes itself."""
+
+    name = "obj"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        from graphopt.tools.diagnostics import UserError
+
+        raise UserError("-t obj output cannot go to a text stream")

@@ -18,7 +18,13 @@ PASS_LOCATIONS: dict[str, tuple[str, str]] = {
     "plan-devices": ("graphopt.transforms.plan_devices", "PlanDevicesPass"),
     "autodiff": ("graphopt.transforms.autodiff", "AutodiffPass"),
     "lower-graph-to-loop": ("graphopt.lowering.graph_to_loop", "LowerGraphToLoopPass"),
-    "lower-loop-to-llvm": ("graphopt.lowering.loop_to_llvm", "LowerLoopToLLVMPass"),
+    "lower-loop-to-llvm": ("graphopt.lowering.to_llvm", "LowerLoopToLLVMPass"),
+    "convert-loop-to-llvm": ("graphopt.lowering.to_llvm.loop", "ConvertLoopToLLVMPass"),
+    "convert-arith-to-llvm": ("graphopt.lowering.to_llvm.arith", "ConvertArithToLLVMPass"),
+    "convert-math-to-llvm": ("graphopt.lowering.to_llvm.math", "ConvertMathToLLVMPass"),
+    "convert-memref-to-llvm": ("graphopt.lowering.to_llvm.memref", "ConvertMemRefToLLVMPass"),
+    "convert-cf-to-llvm": ("graphopt.lowering.to_llvm.cf", "ConvertCfToLLVMPass"),
+    "convert-func-to-llvm": ("graphopt.lowering.to_llvm.func", "ConvertFuncToLLVMPass"),
 }
 
 

@@ -8,7 +8,7 @@ from xdsl.parser import Parser
 
 from graphopt.dialects.loop import Loop
 from graphopt.runtime.abi import read_drivers
-from graphopt.lowering.loop_to_llvm import (
+from graphopt.lowering.to_llvm import (
     LoopToLLVMError,
     LowerLoopToLLVMPass,
     emit_llvm_ir,
@@ -96,3 +96,22 @@ func.func private @k(%a: memref<2xi32>) {
     )
     with pytest.raises(LoopToLLVMError, match="'math.ctpop' is not supported"):
         lower_loop_to_llvm(m)
+
+
+def test_fastmath_flags_reach_llvm_ir():
+    m, _ = parse(
+        """
+func.func private @k(%a: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %x = memref.load %a[%c0] : memref<2xf32>
+  %y = arith.mulf %x, %x fastmath<contract> : f32
+  %z = arith.addf %y, %x fastmath<reassoc,contract> : f32
+  memref.store %z, %a[%c0] : memref<2xf32>
+  func.return
+}
+"""
+    )
+    lower_loop_to_llvm(m)
+    ir = emit_llvm_ir(m)
+    assert "fmul contract float" in ir
+    assert "fadd reassoc contract float" in ir

@@ -1,0 +1,116 @@
+"""The loop level to xDSL's ``llvm`` dialect, one pass per source dialect.
+
+``lower-loop-to-llvm`` is a named pipeline of these passes, as in MLIR:
+
+1. ``convert-loop-to-llvm``: the driver ABI; large constants become driver
+   arguments recorded in ``#loop.abi`` (:mod:`.loop`);
+2. ``convert-scf-to-cf``: xDSL's own pass; ``scf.for`` becomes a header block
+   (``arith.cmpi slt``), a body ending in ``arith.addi`` and a branch back;
+3. ``convert-arith-to-llvm``, ``convert-math-to-llvm`` (libm where LLVM has no
+   intrinsic), ``convert-memref-to-llvm``, ``convert-cf-to-llvm``,
+   ``convert-func-to-llvm`` (:mod:`.arith`, :mod:`.math`, :mod:`.memref`,
+   :mod:`.cf`, :mod:`.func`);
+4. ``reconcile-unrealized-casts``: xDSL's pass removes the casts the
+   conversions placed between converted and not yet converted values.
+
+The result holds only top-level ``llvm.func`` and ``llvm.mlir.global`` ops, so
+``graph-opt -p lower-loop-to-llvm -t llvm`` prints LLVM IR;
+:func:`to_llvmlite_module` translates it with xDSL's ``convert_module`` and
+re-applies the function linkage that translation drops.  No pointer
+argument but the hidden constants is ``noalias``: memory planning may make a
+kernel's input and output share storage (in-place ops).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.passes import ModulePass
+from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
+from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
+
+from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
+from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
+from graphopt.lowering.to_llvm.common import LoopToLLVMError
+from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
+from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
+from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
+from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
+
+__all__ = [
+    "CONVERSION_PASSES",
+    "LoopToLLVMError",
+    "LowerLoopToLLVMPass",
+    "emit_llvm_ir",
+    "lower_loop_to_llvm",
+    "to_llvmlite_module",
+]
+
+CONVERSION_PASSES: tuple[type[ModulePass], ...] = (
+    ConvertLoopToLLVMPass,
+    ConvertArithToLLVMPass,
+    ConvertMathToLLVMPass,
+    ConvertMemRefToLLVMPass,
+    ConvertCfToLLVMPass,
+    ConvertFuncToLLVMPass,
+)
+
+
+def check_lowered(module: ModuleOp) -> None:
+    """Everything left that is not llvm is one diagnostic."""
+    for op in module.ops:
+        if not isinstance(op, llvm.FuncOp | llvm.GlobalOp):
+            raise LoopToLLVMError(f"'{op.name}' at module level is not supported by lower-loop-to-llvm")
+        for inner in op.walk():
+            if inner is not op and not inner.name.startswith("llvm."):
+                where = f" (in @{op.sym_name.data})"
+                if isinstance(inner, UnrealizedConversionCastOp):
+                    raise LoopToLLVMError(f"a value of type {inner.inputs[0].type} is left unconverted{where}")
+                raise LoopToLLVMError(f"'{inner.name}' is not supported by lower-loop-to-llvm{where}")
+
+
+@dataclass(frozen=True)
+class LowerLoopToLLVMPass(ModulePass):
+    """The named pipeline of the module docstring."""
+
+    name = "lower-loop-to-llvm"
+
+    max_inline_constant_bytes: int = 4096
+    bounds_check: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        ConvertLoopToLLVMPass(self.max_inline_constant_bytes).apply(ctx, op)
+        ConvertScfToCf().apply(ctx, op)
+        ConvertArithToLLVMPass().apply(ctx, op)
+        ConvertMathToLLVMPass().apply(ctx, op)
+        ConvertMemRefToLLVMPass(self.bounds_check).apply(ctx, op)
+        ConvertCfToLLVMPass().apply(ctx, op)
+        ConvertFuncToLLVMPass().apply(ctx, op)
+        ReconcileUnrealizedCastsPass().apply(ctx, op)
+        check_lowered(op)
+
+
+def lower_loop_to_llvm(module: ModuleOp, max_inline_constant_bytes: int = 4096, bounds_check: bool = False) -> None:
+    """Run ``lower-loop-to-llvm`` on ``module``, in place."""
+    LowerLoopToLLVMPass(max_inline_constant_bytes, bounds_check).apply(Context(), module)
+
+
+def to_llvmlite_module(module: ModuleOp, target_triple: str | None = None):
+    """xDSL's ``convert_module`` plus the function linkage it drops."""
+    from xdsl.backend.llvm.convert import convert_module
+
+    ir_mod = convert_module(module, fallback_target_triple=target_triple)
+    for op in module.ops:
+        if isinstance(op, llvm.FuncOp) and op.body.blocks:
+            linkage = op.linkage.linkage.data
+            if linkage != "external":
+                ir_mod.get_global(op.sym_name.data).linkage = linkage
+    return ir_mod
+
+
+def emit_llvm_ir(module: ModuleOp, target_triple: str | None = None) -> str:
+    """LLVM IR text of a lowered module."""
+    return str(to_llvmlite_module(module, target_triple))

@@ -1,0 +1,220 @@
+"""``convert-arith-to-llvm``: scalar ``arith`` ops to ``llvm`` ops.
+
+``index`` becomes ``i64``.  An op's ``fastmath`` flags are carried to the
+llvm float ops it becomes (``llvm.fadd``... take them; LLVM then contracts or
+reassociates where the flags allow).  Where LLVM has no instruction:
+
+* ``arith.fptosi``/``fptoui``: ``llvm.fptosi.sat``/``fptoui.sat`` intrinsics
+  (saturating, NaN -> 0; plain ``fptosi`` is poison there anyway);
+* ``arith.uitofp``: zero-extend to twice the width, then ``sitofp`` (exact);
+* ``arith.maximumf``/``minimumf``: ``llvm.maximum``/``minimum``
+  (NaN-propagating); ``maxnumf``/``minnumf``: ``llvm.maxnum``/``minnum``;
+* ``arith.floordivsi``/``ceildivsi``: ``sdiv``/``srem`` and a sign fix-up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp, i1
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, llvm_type
+from graphopt.lowering.to_llvm.scalar import (
+    Emitter,
+    Handler,
+    ScalarPattern,
+    _fsuffix,
+    _icmp,
+    _intrinsic,
+    _isuffix,
+    _r,
+    _select,
+    _width,
+    const,
+)
+
+# ---------------------------------------------------------------------------
+# handlers: (emitter, op, operands) -> results
+# ---------------------------------------------------------------------------
+HANDLERS: dict[type[Operation], Handler] = {}
+
+
+def _binop(key: type[Operation], cls: type[Operation]) -> None:
+    HANDLERS[key] = lambda e, op, a: _r(e.emit(cls(a[0], a[1])))  # type: ignore[call-arg]
+
+
+for _n, _c in {
+    arith.AddfOp: llvm.FAddOp,
+    arith.SubfOp: llvm.FSubOp,
+    arith.MulfOp: llvm.FMulOp,
+    arith.DivfOp: llvm.FDivOp,
+    arith.AddiOp: llvm.AddOp,
+    arith.SubiOp: llvm.SubOp,
+    arith.MuliOp: llvm.MulOp,
+    arith.DivSIOp: llvm.SDivOp,
+    arith.DivUIOp: llvm.UDivOp,
+    arith.RemSIOp: llvm.SRemOp,
+    arith.RemUIOp: llvm.URemOp,
+    arith.AndIOp: llvm.AndOp,
+    arith.OrIOp: llvm.OrOp,
+    arith.XOrIOp: llvm.XOrOp,
+    arith.ShLIOp: llvm.ShlOp,
+    arith.ShRSIOp: llvm.AShrOp,
+    arith.ShRUIOp: llvm.LShrOp,
+    arith.MaxnumfOp: llvm.VectorFMaxOp,
+    arith.MinnumfOp: llvm.VectorFMinOp,
+}.items():
+    _binop(_n, _c)
+
+
+def _minmax_int(pred: str) -> Handler:
+    return lambda e, op, a: [_select(e, _icmp(e, pred, a[0], a[1]), a[0], a[1])]
+
+
+HANDLERS[arith.MaxSIOp] = _minmax_int("sgt")
+HANDLERS[arith.MinSIOp] = _minmax_int("slt")
+HANDLERS[arith.MaxUIOp] = _minmax_int("ugt")
+HANDLERS[arith.MinUIOp] = _minmax_int("ult")
+
+
+def _float_minmax(intr: str) -> Handler:
+    def h(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
+        t = a[0].type
+        return _intrinsic(e, f"llvm.{intr}.{_fsuffix(t)}", a, t)
+
+    return h
+
+
+HANDLERS[arith.MaximumfOp] = _float_minmax("maximum")
+HANDLERS[arith.MinimumfOp] = _float_minmax("minimum")
+
+
+def _negf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
+    return _r(e.emit(llvm.FNegOp(a[0])))
+
+
+HANDLERS[arith.NegfOp] = _negf
+
+
+def _div_round(e: Emitter, a: SSAValue, b: SSAValue, floor: bool) -> SSAValue:
+    """floor/ceil signed division: q = a / b (truncating), adjusted by one
+    when the remainder is non-zero and its sign says so."""
+    t = a.type
+    q = e.emit(llvm.SDivOp(a, b)).results[0]
+    r = e.emit(llvm.SRemOp(a, b)).results[0]
+    zero = const(e, 0, t)
+    r_nz = _icmp(e, "ne", r, zero)
+    r_neg = _icmp(e, "slt", r, zero)
+    b_neg = _icmp(e, "slt", b, zero)
+    signs_differ = e.emit(llvm.XOrOp(r_neg, b_neg)).results[0]
+    if floor:
+        # adjust when the exact quotient is negative: signs of r and b differ
+        cond = e.emit(llvm.AndOp(r_nz, signs_differ)).results[0]
+        one = const(e, 1, t)
+        qm1 = e.emit(llvm.SubOp(q, one)).results[0]
+        return _select(e, cond, qm1, q)
+    signs_same = e.emit(llvm.XOrOp(signs_differ, const(e, 1, i1))).results[0]
+    cond = e.emit(llvm.AndOp(r_nz, signs_same)).results[0]
+    qp1 = e.emit(llvm.AddOp(q, const(e, 1, t))).results[0]
+    return _select(e, cond, qp1, q)
+
+
+HANDLERS[arith.FloorDivSIOp] = lambda e, op, a: [_div_round(e, a[0], a[1], True)]
+HANDLERS[arith.CeilDivSIOp] = lambda e, op, a: [_div_round(e, a[0], a[1], False)]
+
+
+def _cmpi(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
+    assert isinstance(op, arith.CmpiOp)
+    pred = op.predicate
+    flag = llvm.ICmpPredicateFlag.from_int(pred.value.data)
+    return [_icmp(e, flag.value, a[0], a[1])]
+
+
+def _cmpf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
+    assert isinstance(op, arith.CmpfOp)
+    pred = op.predicate
+    flag = llvm.FCmpPredicateFlag.from_int(pred.value.data)
+    if flag == llvm.FCmpPredicateFlag.FALSE:
+        return [const(e, 0, i1)]
+    if flag == llvm.FCmpPredicateFlag.TRUE:
+        return [const(e, 1, i1)]
+    return _r(e.emit(llvm.FCmpOp(a[0], a[1], flag.value)))
+
+
+HANDLERS[arith.CmpiOp] = _cmpi
+HANDLERS[arith.CmpfOp] = _cmpf
+HANDLERS[arith.SelectOp] = lambda e, op, a: [_select(e, a[0], a[1], a[2])]
+
+
+def _constant(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
+    assert isinstance(op, arith.ConstantOp)
+    value = op.value
+    t = op.results[0].type
+    if isinstance(value, IntegerAttr):
+        return [const(e, value.value.data, t)]
+    if isinstance(value, FloatAttr):
+        return [const(e, value.value.data, t)]
+    raise LoopToLLVMError(f"arith.constant of {value} is not supported (only scalars)")
+
+
+HANDLERS[arith.ConstantOp] = _constant
+
+
+# --- casts -----------------------------------------------------------------
+def _int_resize(e: Emitter, v: SSAValue, to: Attribute, signed: bool) -> SSAValue:
+    to = llvm_type(to)
+    wf, wt = _width(v.type), _width(to)
+    if wf == wt:
+        return v
+    if wf > wt:
+        return e.emit(llvm.TruncOp(v, to)).results[0]
+    cls = llvm.SExtOp if signed else llvm.ZExtOp
+    return e.emit(cls(v, to)).results[0]
+
+
+def _res_type(op: Operation) -> Attribute:
+    return llvm_type(op.results[0].type)
+
+
+HANDLERS[arith.ExtSIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
+HANDLERS[arith.ExtUIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), False)]
+HANDLERS[arith.TruncIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
+HANDLERS[arith.IndexCastOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
+HANDLERS[arith.ExtFOp] = lambda e, op, a: _r(e.emit(llvm.FPExtOp(a[0], _res_type(op))))
+HANDLERS[arith.TruncFOp] = lambda e, op, a: _r(e.emit(llvm.FPTruncOp(a[0], _res_type(op))))
+HANDLERS[arith.SIToFPOp] = lambda e, op, a: _r(e.emit(llvm.SIToFPOp(a[0], _res_type(op))))
+HANDLERS[arith.BitcastOp] = lambda e, op, a: _r(e.emit(llvm.BitcastOp(a[0], _res_type(op))))
+
+
+def _uitofp(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
+    wide = IntegerType(2 * _width(a[0].type))
+    z = e.emit(llvm.ZExtOp(a[0], wide)).results[0]
+    return _r(e.emit(llvm.SIToFPOp(z, _res_type(op))))
+
+
+HANDLERS[arith.UIToFPOp] = _uitofp
+
+
+def _fptoi(kind: str) -> Handler:
+    def h(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
+        rt = _res_type(op)
+        name = f"llvm.{kind}.sat.{_isuffix(rt)}.{_fsuffix(a[0].type)}"
+        return _intrinsic(e, name, a, rt)
+
+    return h
+
+
+HANDLERS[arith.FPToSIOp] = _fptoi("fptosi")
+HANDLERS[arith.FPToUIOp] = _fptoi("fptoui")
+
+
+
+@dataclass(frozen=True)
+class ConvertArithToLLVMPass(ConversionPass):
+    name = "convert-arith-to-llvm"
+
+    def patterns(self):
+        return [ScalarPattern(HANDLERS)]

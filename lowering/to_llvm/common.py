@@ -1,0 +1,212 @@
+"""What every per-dialect conversion to ``llvm`` shares.
+
+Types: a memref is a bare ``!llvm.ptr`` to dense row-major data, ``index`` is
+``i64``, other scalars are unchanged; an ``i1`` element is stored as one byte.
+
+Each conversion is a pattern-based :class:`ConversionPass`.  Where a converted
+op meets a value whose type it has not converted yet (an ``index`` from an
+arith op, a memref from a function argument), :func:`as_llvm` bridges it with
+``builtin.unrealized_conversion_cast`` and :func:`replace_with_llvm` casts
+results back, as MLIR's conversions do.  xDSL's
+``reconcile-unrealized-casts`` removes the casts once every dialect is
+converted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    UnrealizedConversionCastOp,
+    i8,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import DiagnosticException
+
+PTR = llvm.LLVMPointerType()
+
+
+class LoopToLLVMError(DiagnosticException):
+    """The loop-level module cannot be lowered (unsupported op, bad ABI...)."""
+
+
+def llvm_type(t: Attribute) -> Attribute:
+    """The llvm-dialect type of a loop-level type."""
+    if isinstance(t, MemRefType):
+        return PTR
+    if isinstance(t, IndexType):
+        return i64
+    if isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType):
+        return t
+    raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
+
+
+def storage_type(t: Attribute) -> Attribute:
+    """How an element is stored in memory (i1 -> i8, index -> i64)."""
+    if isinstance(t, IntegerType) and t.width.data == 1:
+        return i8
+    return llvm_type(t)
+
+
+def static_memref(t: Attribute, what: str) -> MemRefType:
+    if not isinstance(t, MemRefType):
+        raise LoopToLLVMError(f"{what}: expected a memref, got {t}")
+    if any(d < 0 for d in t.get_shape()) or not isinstance(t.layout, NoneAttr):
+        raise LoopToLLVMError(f"{what}: only static identity-layout memrefs are supported, got {t}")
+    return t
+
+
+def num_elements(t: MemRefType) -> int:
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    return n
+
+
+def as_llvm(rewriter: PatternRewriter, value: SSAValue, at: InsertPoint) -> SSAValue:
+    """``value`` with its llvm type: itself, the source of a cast, or a new cast."""
+    target = llvm_type(value.type)
+    if target == value.type:
+        return value
+    owner = value.owner
+    if isinstance(owner, UnrealizedConversionCastOp) and owner.inputs[0].type == target:
+        return owner.inputs[0]
+    cast = UnrealizedConversionCastOp.get([value], [target])
+    rewriter.insert(cast, at)
+    return cast.results[0]
+
+
+def cast_back(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: InsertPoint) -> SSAValue:
+    if value.type == to:
+        return value
+    cast = UnrealizedConversionCastOp.get([value], [to])
+    rewriter.insert(cast, at)
+    return cast.results[0]
+
+
+def replace_with_llvm(rewriter: PatternRewriter, op: Operation, new_ops: Sequence[Operation], results: Sequence[SSAValue]) -> None:
+    """Replace ``op`` by ``new_ops`` whose llvm-typed ``results`` stand for
+    ``op``'s results, casting back where the types differ."""
+    rewriter.insert(list(new_ops), InsertPoint.before(op))
+    after = InsertPoint.before(op)
+    rewriter.replace(
+        op, [], [cast_back(rewriter, r, old.type, after) for r, old in zip(results, op.results, strict=True)]
+    )
+
+
+def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
+    """Give ``block``'s arguments their llvm types; uses see a cast back."""
+    for arg in list(block.args):
+        target = llvm_type(arg.type)
+        if target == arg.type:
+            continue
+        old_type = arg.type
+        new = Rewriter.replace_value_with_new_type(arg, target)
+        uses = list(new.uses)
+        if uses:
+            cast = UnrealizedConversionCastOp.get([new], [old_type])
+            rewriter.insert(cast, InsertPoint.at_start(block))
+            for use in uses:
+                use.operation.operands[use.index] = cast.results[0]
+
+
+def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Attribute) -> SSAValue:
+    """Insert an ``llvm.mlir.constant`` of scalar type ``t``."""
+    t = llvm_type(t)
+    if isinstance(t, IntegerType):
+        attr: Attribute = IntegerAttr(int(bool(value)) if t.width.data == 1 else int(value), t)
+    else:
+        attr = FloatAttr(float(value), t)  # type: ignore[arg-type]
+    op = llvm.ConstantOp(attr, t)
+    rewriter.insert(op, at)
+    return op.results[0]
+
+
+@dataclass(frozen=True)
+class ConversionPass(ModulePass):
+    """A pass applying its ``patterns()`` once over the module (every op is
+    visited once; a conversion never needs a second round)."""
+
+    name: ClassVar[str] = ""
+
+    def patterns(self) -> Sequence[RewritePattern]:
+        raise NotImplementedError
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.run(op, self.patterns())
+
+    @staticmethod
+    def run(module: ModuleOp, patterns: Sequence[RewritePattern]) -> None:
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(list(patterns), dce_enabled=False),
+            apply_recursively=False,
+        ).rewrite_module(module)
+
+
+def numpy_dtype(t: Attribute) -> np.dtype:
+    """The numpy dtype of an element type (``i1`` -> ``bool``, index -> int64)."""
+    if isinstance(t, Float16Type | Float32Type | Float64Type):
+        return np.dtype(f"f{t.bitwidth // 8}")
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, IntegerType) and t.width.data in (1, 8, 16, 32, 64):
+        if t.width.data == 1:
+            return np.dtype(np.bool_)
+        return np.dtype(f"{'u' if t.signedness.data.name == 'UNSIGNED' else 'i'}{t.width.data // 8}")
+    raise LoopToLLVMError(f"element type {t} has no numpy equivalent")
+
+
+def dense_to_numpy(value: DenseIntOrFPElementsAttr, shape: Sequence[int] | None = None) -> np.ndarray:
+    """The array of a dense attribute (a splat is broadcast to ``shape``);
+    it shares the attribute's bytes where it can."""
+    t = value.get_type()
+    shape = tuple(t.get_shape() if shape is None else shape)  # type: ignore[union-attr]
+    elt = value.get_element_type()
+    raw = value.data.data
+    if isinstance(elt, IntegerType) and elt.width.data == 1:
+        arr = np.frombuffer(raw, dtype=np.uint8).astype(np.bool_)
+    else:
+        arr = np.frombuffer(raw, dtype=numpy_dtype(elt).newbyteorder("<"))
+    n = int(np.prod(shape, dtype=np.int64))
+    if arr.size == 1 and n != 1:
+        arr = np.full(n, arr[0])
+    if arr.size != n:
+        raise LoopToLLVMError(f"a constant of {t} has {arr.size} elements, expected {n}")
+    return arr.reshape(shape)
+
+
+def constant_int(value: SSAValue) -> int | None:
+    """The value of an integer constant (arith or llvm, through casts)."""
+    op = value.owner
+    if isinstance(op, UnrealizedConversionCastOp):
+        op = op.inputs[0].owner
+    if not isinstance(op, Operation) or op.name not in ("arith.constant", "llvm.mlir.constant"):
+        return None
+    attr = getattr(op, "value", None)
+    return attr.value.data if isinstance(attr, IntegerAttr) else None

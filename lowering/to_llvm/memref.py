@@ -1,0 +1,213 @@
+"""``convert-memref-to-llvm``: memref ops to pointer arithmetic.
+
+* ``memref.load``/``store``: the indices are linearised row-major with
+  ``mul``/``add nsw`` into a ``getelementptr inbounds``; ``i1`` elements are
+  bytes (loads ``trunc``, stores ``zext``).  With ``bounds-check=true``, an
+  access whose indices are not all constants (constants are checked by the
+  verifier) is guarded: an index outside its dimension turns the access into
+  one of element 0 and sets the byte ``@graphopt_bounds_error``, which the
+  runtime turns into an error after the call.
+* ``memref.view``: a byte ``getelementptr`` into the workspace.
+* ``memref.alloca`` (static): an ``llvm.alloca`` hoisted to the function's
+  entry block, so a loop around it does not grow the stack.
+* ``memref.get_global``: ``llvm.mlir.addressof``; ``memref.global``: an
+  ``internal`` ``llvm.mlir.global`` with its dense initializer (``constant``
+  when the memref global is), zero-initialised when it has none.
+* ``memref.copy``: ``llvm.memcpy``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import llvm, memref
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    IntegerType,
+    NoneAttr,
+    TensorType,
+    UnitAttr,
+    i1,
+    i8,
+    i64,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+
+from graphopt.dialects.loop import memref_num_bytes
+from graphopt.lowering.to_llvm.common import (
+    PTR,
+    ConversionPass,
+    LoopToLLVMError,
+    as_llvm,
+    const,
+    constant_int,
+    dense_to_numpy,
+    num_elements,
+    replace_with_llvm,
+    static_memref,
+    storage_type,
+)
+
+BOUNDS_FLAG = "graphopt_bounds_error"
+NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
+
+
+@dataclass
+class AccessPattern(RewritePattern):
+    """``memref.load`` and ``memref.store``."""
+
+    bounds_check: bool = False
+
+    def element_ptr(self, rewriter: PatternRewriter, op: memref.LoadOp | memref.StoreOp) -> SSAValue:
+        t = static_memref(op.memref.type, op.name)
+        at = InsertPoint.before(op)
+        base = as_llvm(rewriter, op.memref, at)
+        shape = t.get_shape()
+        if not shape:
+            return base
+
+        def emit(new: Operation) -> SSAValue:
+            rewriter.insert(new, at)
+            return new.results[0]
+
+        indices = [as_llvm(rewriter, i, at) for i in op.indices]
+        off = indices[0]
+        for dim, idx in zip(shape[1:], indices[1:]):
+            off = emit(llvm.AddOp(emit(llvm.MulOp(off, const(rewriter, at, dim, i64), overflow=NSW)), idx, overflow=NSW))
+        if self.bounds_check and any(constant_int(i) is None for i in op.indices):
+            ult = IntegerAttr(llvm.ICmpPredicateFlag("ult").to_int(), i64)
+            ok: SSAValue | None = None
+            for dim, idx in zip(shape, indices):
+                inside = emit(llvm.ICmpOp(idx, const(rewriter, at, dim, i64), ult))
+                ok = inside if ok is None else emit(llvm.AndOp(ok, inside))
+            assert ok is not None
+            off = emit(llvm.SelectOp(ok, off, const(rewriter, at, 0, i64)))
+            flag = emit(llvm.AddressOfOp(BOUNDS_FLAG, PTR))
+            bad = emit(llvm.ZExtOp(emit(llvm.XOrOp(ok, const(rewriter, at, 1, i1))), i8))
+            old = emit(llvm.LoadOp(flag, i8))
+            rewriter.insert(llvm.StoreOp(emit(llvm.OrOp(old, bad)), flag), at)
+        return emit(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], storage_type(t.element_type), [off], inbounds=True))
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, memref.LoadOp):
+            ptr = self.element_ptr(rewriter, op)
+            st = storage_type(op.res.type)
+            new: list[Operation] = [llvm.LoadOp(ptr, st)]
+            if st != op.res.type:
+                new.append(llvm.TruncOp(new[0].results[0], op.res.type))
+            replace_with_llvm(rewriter, op, new, new[-1].results)
+        elif isinstance(op, memref.StoreOp):
+            ptr = self.element_ptr(rewriter, op)
+            value = as_llvm(rewriter, op.value, InsertPoint.before(op))
+            st = storage_type(op.value.type)
+            new = [llvm.ZExtOp(value, st)] if st != value.type else []
+            new.append(llvm.StoreOp(new[0].results[0] if new else value, ptr))
+            replace_with_llvm(rewriter, op, new, [])
+
+
+class ViewPattern(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.ViewOp, rewriter: PatternRewriter, /) -> None:
+        static_memref(op.result.type, "memref.view")
+        at = InsertPoint.before(op)
+        src = as_llvm(rewriter, op.source, at)
+        shift = constant_int(op.byte_shift)
+        if shift == 0:
+            replace_with_llvm(rewriter, op, [], [src])
+        elif shift is not None:
+            replace_with_llvm(rewriter, op, [gep := llvm.GEPOp(src, [shift], i8, inbounds=True)], gep.results)
+        else:
+            dyn = as_llvm(rewriter, op.byte_shift, at)
+            gep = llvm.GEPOp(src, [llvm.GEP_USE_SSA_VAL], i8, [dyn], inbounds=True)
+            replace_with_llvm(rewriter, op, [gep], gep.results)
+
+
+class AllocaPattern(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter, /) -> None:
+        t = static_memref(op.memref.type, "memref.alloca")
+        if op.dynamic_sizes or op.symbol_operands:
+            raise LoopToLLVMError("memref.alloca with dynamic sizes is not supported")
+        fn = op.parent_op()
+        while fn is not None and not _is_function(fn):
+            fn = fn.parent_op()
+        if fn is None or fn.regions[0].first_block is None:
+            raise LoopToLLVMError("memref.alloca outside a function")
+        entry = InsertPoint.at_start(fn.regions[0].first_block)
+        size = llvm.ConstantOp(IntegerAttr(max(1, num_elements(t)), i64), i64)
+        alloca = llvm.AllocaOp(size.results[0], storage_type(t.element_type), alignment=64)
+        rewriter.insert([size, alloca], entry)
+        replace_with_llvm(rewriter, op, [], alloca.results)
+
+
+def _is_function(op: Operation | None) -> bool:
+    return op is not None and op.name in ("func.func", "llvm.func")
+
+
+class GetGlobalPattern(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.GetGlobalOp, rewriter: PatternRewriter, /) -> None:
+        addr = llvm.AddressOfOp(op.name_.string_value(), PTR)
+        replace_with_llvm(rewriter, op, [addr], addr.results)
+
+
+class GlobalPattern(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.GlobalOp, rewriter: PatternRewriter, /) -> None:
+        t = static_memref(op.type, f"memref.global @{op.sym_name.data}")
+        st = storage_type(t.element_type)
+        n = max(1, num_elements(t))
+        init = op.initial_value
+        if isinstance(init, DenseIntOrFPElementsAttr):
+            arr = dense_to_numpy(init, t.get_shape()).reshape(-1)
+            if arr.dtype == np.bool_:
+                arr = arr.astype(np.uint8)
+            raw = np.ascontiguousarray(arr.astype(arr.dtype.newbyteorder("<"), copy=False)).tobytes()
+            value = DenseIntOrFPElementsAttr(TensorType(st, [arr.size]), BytesAttr(raw))
+        elif init is None or isinstance(init, UnitAttr | NoneAttr):
+            zero = 0.0 if isinstance(st, AnyFloat) else 0
+            value = DenseIntOrFPElementsAttr.from_list(TensorType(st, [n]), [zero] * n)
+        else:
+            raise LoopToLLVMError(f"memref.global @{op.sym_name.data}: unsupported initializer")
+        g = llvm.GlobalOp(
+            llvm.LLVMArrayType(n, st), op.sym_name.data, "internal",
+            constant=op.constant is not None, value=value, alignment=64,
+        )  # fmt: skip
+        rewriter.replace(op, [g], [])
+
+
+class CopyPattern(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.CopyOp, rewriter: PatternRewriter, /) -> None:
+        at = InsertPoint.before(op)
+        nbytes = memref_num_bytes(static_memref(op.source.type, "memref.copy"))
+        args = [
+            as_llvm(rewriter, op.destination, at),
+            as_llvm(rewriter, op.source, at),
+            const(rewriter, at, nbytes, i64),
+            const(rewriter, at, 0, IntegerType(1)),
+        ]
+        replace_with_llvm(rewriter, op, [llvm.CallIntrinsicOp("llvm.memcpy.p0.p0.i64", args, [])], [])
+
+
+@dataclass(frozen=True)
+class ConvertMemRefToLLVMPass(ConversionPass):
+    name = "convert-memref-to-llvm"
+
+    bounds_check: bool = False
+
+    def patterns(self):
+        return [AccessPattern(self.bounds_check), ViewPattern(), AllocaPattern(), GetGlobalPattern(), GlobalPattern(), CopyPattern()]
+
+    def apply(self, ctx, op) -> None:
+        super().apply(ctx, op)
+        if self.bounds_check and any(isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in op.walk()):
+            zero = DenseIntOrFPElementsAttr.from_list(TensorType(i8, [1]), [0])
+            flag = llvm.GlobalOp(llvm.LLVMArrayType(1, i8), BOUNDS_FLAG, "external", value=zero)
+            op.body.block.add_op(flag)

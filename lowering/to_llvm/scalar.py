@@ -1,0 +1,121 @@
+"""Shared machinery of the arith and math conversions to ``llvm``.
+
+A conversion is a table of handlers, one per op class.  A handler receives an
+:class:`Emitter` (which inserts llvm ops before the op being converted), the
+op and its operands already in llvm types, and returns the converted results.
+:class:`ScalarPattern` applies a table; ops on non-scalar types (vectors,
+tensors) are left alone for the conversion that handles them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, ModuleOp, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from graphopt.lowering.to_llvm.common import as_llvm, cast_back, const as _const, llvm_type
+
+
+class Emitter:
+    """Inserts llvm ops before ``op``; records libm functions it calls."""
+
+    def __init__(self, rewriter: PatternRewriter, op: Operation, externals: dict[str, llvm.LLVMFunctionType]):
+        self.rewriter, self.at, self.externals = rewriter, InsertPoint.before(op), externals
+        self.created: list[Operation] = []
+
+    def emit(self, op: Operation) -> Operation:
+        self.rewriter.insert(op, self.at)
+        self.created.append(op)
+        return op
+
+    def libm_call(self, name: str, args: Sequence[SSAValue], ret: Attribute) -> SSAValue:
+        self.externals[name] = llvm.LLVMFunctionType([a.type for a in args], ret)
+        call = self.emit(llvm.CallOp(name, *args, return_type=ret))
+        return call.results[0]
+
+
+def const(e: Emitter, value: int | float, t: Attribute) -> SSAValue:
+    op = _const(e.rewriter, e.at, value, t)
+    e.created.append(op.owner)  # type: ignore[arg-type]
+    return op
+
+
+def _r(op: Operation) -> list[SSAValue]:
+    return list(op.results)
+
+
+def _width(t: Attribute) -> int:
+    t = llvm_type(t)
+    assert isinstance(t, IntegerType)
+    return t.width.data
+
+
+def _fsuffix(t: Attribute) -> str:
+    if isinstance(t, Float32Type):
+        return "f32"
+    if isinstance(t, Float64Type):
+        return "f64"
+    width = getattr(t, "bitwidth", None)
+    return f"f{width}"
+
+
+def _isuffix(t: Attribute) -> str:
+    return f"i{_width(t)}"
+
+
+def _intrinsic(e: Emitter, name: str, args: Sequence[SSAValue], ret: Attribute) -> list[SSAValue]:
+    return _r(e.emit(llvm.CallIntrinsicOp(name, args, [ret])))
+
+
+
+Handler = Callable[[Emitter, Operation, list[SSAValue]], list[SSAValue]]
+
+
+def _icmp(e: Emitter, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
+    p = IntegerAttr(llvm.ICmpPredicateFlag(pred).to_int(), i64)
+    return e.emit(llvm.ICmpOp(a, b, p)).results[0]
+
+
+def _select(e: Emitter, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+    return e.emit(llvm.SelectOp(c, a, b)).results[0]
+
+
+def is_scalar(t: Attribute) -> bool:
+    return isinstance(t, IntegerType | IndexType | AnyFloat)
+
+
+@dataclass
+class ScalarPattern(RewritePattern):
+    """Convert every op with a handler in ``handlers``; ``externals`` collects
+    the libm functions called, to be declared in the module."""
+
+    handlers: dict[type[Operation], Handler]
+    externals: dict[str, llvm.LLVMFunctionType] = field(default_factory=dict)
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        handler = self.handlers.get(type(op))
+        if handler is None or not all(is_scalar(v.type) for v in (*op.operands, *op.results)):
+            return
+        at = InsertPoint.before(op)
+        operands = [as_llvm(rewriter, v, at) for v in op.operands]
+        e = Emitter(rewriter, op, self.externals)
+        results = handler(e, op, operands)
+        flags = getattr(op.properties.get("fastmath"), "data", None)
+        if flags:
+            for new in e.created:
+                if isinstance(new, llvm.AbstractFloatArithOp | llvm.FNegOp):
+                    new.properties["fastmathFlags"] = llvm.FastMathAttr(flags)
+        rewriter.replace(op, [], [cast_back(rewriter, r, old.type, at) for r, old in zip(results, op.results, strict=True)])
+
+
+def declare_externals(module: ModuleOp, externals: dict[str, llvm.LLVMFunctionType]) -> None:
+    """Add an external ``llvm.func`` for every function called, once."""
+    have = {op.sym_name.data for op in module.ops if isinstance(op, llvm.FuncOp)}
+    for name, ft in externals.items():
+        if name not in have:
+            module.body.block.add_op(llvm.FuncOp(name, ft, linkage=llvm.LinkageAttr("external")))

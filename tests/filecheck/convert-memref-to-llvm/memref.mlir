@@ -1,0 +1,40 @@
+// RUN: graph-opt -p convert-memref-to-llvm %s | filecheck %s
+// RUN: graph-opt -p 'convert-memref-to-llvm{bounds-check=true}' %s | filecheck %s --check-prefix=CHECKED
+
+// CHECK-LABEL: llvm.mlir.global internal constant @w(dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>)
+"memref.global"() <{sym_name = "w", sym_visibility = "private", type = memref<2xf32>, initial_value = dense<[1.0, 2.0]> : tensor<2xf32>, constant}> : () -> ()
+
+// CHECK-LABEL: func.func @access
+func.func @access(%a: memref<4x8xf32>, %b: memref<3xi1>, %ws: memref<64xi8>, %i: index, %j: index) {
+  // The alloca is hoisted to the entry block.
+  // CHECK: %[[N:.*]] = llvm.mlir.constant(6) : i64
+  // CHECK-NEXT: llvm.alloca %[[N]] x f32 {alignment = 64 : i64} : (i64) -> !llvm.ptr
+  // CHECK: %[[A:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<4x8xf32> to !llvm.ptr
+  // CHECK: %[[I:.*]] = builtin.unrealized_conversion_cast %{{.*}} : index to i64
+  // CHECK: %[[J:.*]] = builtin.unrealized_conversion_cast %{{.*}} : index to i64
+  // CHECK: %[[M:.*]] = llvm.mul %[[I]], %{{.*}} overflow<nsw> : i64
+  // CHECK-NEXT: %[[OFF:.*]] = llvm.add %[[M]], %[[J]] overflow<nsw> : i64
+  // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr inbounds %[[A]][%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  // CHECK-NEXT: llvm.load %[[P]] : !llvm.ptr -> f32
+  // CHECKED: llvm.icmp "ult"
+  // CHECKED: llvm.select
+  // CHECKED: llvm.mlir.addressof @graphopt_bounds_error
+  %x = memref.load %a[%i, %j] : memref<4x8xf32>
+  // An i1 element is a byte.
+  // CHECK: %[[BYTE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i8
+  // CHECK-NEXT: llvm.trunc %[[BYTE]] : i8 to i1
+  %c0 = arith.constant 0 : index
+  %f = memref.load %b[%c0] : memref<3xi1>
+  %t = memref.alloca() : memref<6xf32>
+  // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr
+  memref.store %x, %t[%c0] : memref<6xf32>
+  // CHECK: llvm.getelementptr inbounds %{{.*}}[32] : (!llvm.ptr) -> !llvm.ptr, i8
+  %c32 = arith.constant 32 : index
+  %v = memref.view %ws[%c32][] : memref<64xi8> to memref<2xf32>
+  // CHECK: llvm.mlir.addressof @w : !llvm.ptr
+  %g = memref.get_global @w : memref<2xf32>
+  // CHECK: llvm.call_intrinsic "llvm.memcpy.p0.p0.i64"
+  "memref.copy"(%g, %v) : (memref<2xf32>, memref<2xf32>) -> ()
+  func.return
+}
+// CHECKED: llvm.mlir.global external @graphopt_bounds_error
