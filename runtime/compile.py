@@ -73,6 +73,7 @@ def lowered_module(
     *,
     opt_level: int | str | None = None,
     max_inline_constant_bytes: int = 4096,
+    bounds_check: bool = False,
 ) -> ModuleOp:
     """The llvm-level module of ``source`` after the pipeline of :func:`compile`."""
     module = source.clone() if isinstance(source, ModuleOp) else parse_file(source)
@@ -82,7 +83,11 @@ def lowered_module(
     except PipelineError as err:
         raise UserError(str(err)) from None
     inline = None if max_inline_constant_bytes == 4096 else max_inline_constant_bytes
-    spec = with_lowering(combine(level, expand_named_pipelines(pipeline)), max_inline_constant_bytes=inline)
+    spec = with_lowering(
+        combine(level, expand_named_pipelines(pipeline)),
+        max_inline_constant_bytes=inline,
+        bounds_check=bounds_check,
+    )
     run_pipeline(module, spec)
     return module
 
@@ -94,14 +99,19 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     opt_level: int | str | None = None,
     max_inline_constant_bytes: int = 4096,
     llvm_opt_level: int = 3,
+    bounds_check: bool = False,
 ) -> CompiledModule:
     """Compile a graph-level module, or the ``.mlir`` file at ``source``.
 
     A module passed in is not modified.  ``opt_level`` (0-3, or ``"O2"``,
     ``"default"``...) runs its named pipeline before ``pipeline``; the
     lowering passes follow unless ``pipeline`` runs them itself.
+    ``bounds_check=True`` compiles every memref access that cannot be proven
+    in bounds with a check: a call that goes out of bounds raises
+    ``BoundsError`` instead of touching memory it does not own.
     """
     module = lowered_module(
-        source, pipeline, opt_level=opt_level, max_inline_constant_bytes=max_inline_constant_bytes
-    )
+        source, pipeline, opt_level=opt_level,
+        max_inline_constant_bytes=max_inline_constant_bytes, bounds_check=bounds_check,
+    )  # fmt: skip
     return compile_llvm_module(module, opt_level=llvm_opt_level)

@@ -33,15 +33,18 @@ from dataclasses import dataclass
 from math import prod
 
 import numpy as np
+from xdsl.dialects import llvm
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from graphopt.lowering.to_llvm import emit_llvm_ir, lower_loop_to_llvm
+from graphopt.lowering.to_llvm.memref import BOUNDS_FLAG
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
 from graphopt.runtime.jit import JITModule, compile_llvm_ir
 
 __all__ = [
     "ArgSpec",
     "ArgumentError",
+    "BoundsError",
     "CompiledFunction",
     "CompiledModule",
     "aligned_empty",
@@ -106,6 +109,7 @@ class CompiledFunction:
         n = len(self.inputs) + len(self.outputs) + 1 + len(self.hidden_constants)
         self._cfunc = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n))(address)
         self._per_thread = threading.local()
+        self.bounds_flag: ctypes.c_uint8 | None = None  # set for bounds-checked code
 
     def __repr__(self) -> str:
         ins = ", ".join(s.signature() for s in self.inputs)
@@ -154,9 +158,22 @@ class CompiledFunction:
         ptrs.append(self.workspace_address())
         ptrs.extend(self._hidden_ptrs)
         self._cfunc(*ptrs)
+        self._check_bounds()
         if not outs:
             return None
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+    def _check_bounds(self) -> None:
+        """Bounds-checked code (``lower-loop-to-llvm{bounds-check=true}``)
+        turns an out-of-bounds access into one of element 0 and sets a flag."""
+        if self.bounds_flag is not None and self.bounds_flag.value:
+            self.bounds_flag.value = 0
+            raise BoundsError(f"{self.name}: a memref access was out of bounds (it was not performed)")
+
+
+class BoundsError(RuntimeError):
+    """Bounds-checked code found an index outside its memref."""
 
 
 class CompiledModule:
@@ -212,6 +229,10 @@ def compile_llvm_module(module: ModuleOp, opt_level: int = 3) -> CompiledModule:
         name: CompiledFunction(info, jit.function_address(name), jit)
         for name, info in drivers.items()
     }
+    if any(isinstance(op, llvm.GlobalOp) and op.sym_name.data == BOUNDS_FLAG for op in module.ops):
+        flag = ctypes.c_uint8.from_address(jit.engine.get_global_value_address(BOUNDS_FLAG))
+        for f in functions.values():
+            f.bounds_flag = flag
     return CompiledModule(functions, jit, ir_text)
 
 
@@ -221,10 +242,11 @@ def compile_loop_module(
     max_inline_constant_bytes: int = 4096,
     opt_level: int = 3,
     clone: bool = True,
+    bounds_check: bool = False,
 ) -> CompiledModule:
     """Lower a loop-level module to LLVM (``lower-loop-to-llvm``), compile it
     and wrap its drivers."""
     if clone:
         module = module.clone()
-    lower_loop_to_llvm(module, max_inline_constant_bytes=max_inline_constant_bytes)
+    lower_loop_to_llvm(module, max_inline_constant_bytes, bounds_check)
     return compile_llvm_module(module, opt_level=opt_level)

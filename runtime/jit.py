@@ -96,11 +96,12 @@ class JITModule:
     engine: llvm.ExecutionEngine
     target_machine: llvm.TargetMachine
     ir: str
-    _optimized_ir: str = field(default="", repr=False)
+    _module: llvm.ModuleRef | None = field(default=None, repr=False)
 
     @property
     def optimized_ir(self) -> str:
-        return self._optimized_ir
+        """The optimised module's text, printed on first use (it is large)."""
+        return str(self._module) if self._module is not None else ""
 
     def function_address(self, name: str) -> int:
         addr = self.engine.get_function_address(name)
@@ -110,8 +111,7 @@ class JITModule:
 
     def assembly(self) -> str:
         """Host assembly of the optimised module (for inspection)."""
-        mod = llvm.parse_assembly(self._optimized_ir)
-        return self.target_machine.emit_assembly(mod)
+        return self.target_machine.emit_assembly(llvm.parse_assembly(self.optimized_ir))
 
 
 def compile_llvm_ir(ir_text: str, opt_level: int = 3) -> JITModule:
@@ -120,8 +120,7 @@ def compile_llvm_ir(ir_text: str, opt_level: int = 3) -> JITModule:
     with _compile_lock:
         tm = host_target_machine(opt_level)
         mod = parse_and_optimize(ir_text, tm, opt_level)
-        optimized = str(mod)
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()
         engine.run_static_constructors()
-    return JITModule(engine=engine, target_machine=tm, ir=ir_text, _optimized_ir=optimized)
+    return JITModule(engine=engine, target_machine=tm, ir=ir_text, _module=mod)

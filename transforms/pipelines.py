@@ -136,18 +136,21 @@ def combine(*specs: str) -> str:
     return ",".join(s for s in specs if s and s.strip())
 
 
-def with_lowering(spec: str, *, max_inline_constant_bytes: int | None = None) -> str:
+def with_lowering(
+    spec: str, *, max_inline_constant_bytes: int | None = None, bounds_check: bool = False
+) -> str:
     """``spec`` followed by the lowering passes it does not run itself
     (``lower-graph-to-loop``, ``lower-loop-to-llvm``): the one pipeline both
     ``graph-opt -t llvm`` and ``graphopt.compile`` run.  A negative
     ``max_inline_constant_bytes`` keeps every constant in the module (object
-    files) instead of passing large ones as hidden arguments."""
+    files) instead of passing large ones as hidden arguments; ``bounds_check``
+    guards every memref access not proven in bounds."""
     names = {p.split("{")[0].strip() for p in split_pipeline(spec)}
     if "lower-loop-to-llvm" in names:
         return spec
-    to_llvm = "lower-loop-to-llvm"
-    if max_inline_constant_bytes is not None:
-        to_llvm += f"{{max-inline-constant-bytes={max_inline_constant_bytes}}}"
+    options = [f"max-inline-constant-bytes={max_inline_constant_bytes}"] if max_inline_constant_bytes is not None else []
+    options += ["bounds-check=true"] if bounds_check else []
+    to_llvm = "lower-loop-to-llvm" + (f"{{{' '.join(options)}}}" if options else "")
     lowering = [to_llvm] if "lower-graph-to-loop" in names else ["lower-graph-to-loop", to_llvm]
     return combine(spec, ",".join(lowering))
 

@@ -29,12 +29,13 @@ from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.passes import ModulePass
-from xdsl.transforms.convert_scf_to_cf import ConvertScfToCf
-from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPass
+from xdsl.dialects import scf
+from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
+from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
 from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
 from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
-from graphopt.lowering.to_llvm.common import LoopToLLVMError
+from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError
 from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
@@ -83,13 +84,14 @@ class LowerLoopToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         ConvertLoopToLLVMPass(self.max_inline_constant_bytes).apply(ctx, op)
-        ConvertScfToCf().apply(ctx, op)
+        # xDSL's convert-scf-to-cf patterns, applied in one walk.
+        ConversionPass.run(op, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})
         ConvertArithToLLVMPass().apply(ctx, op)
         ConvertMathToLLVMPass().apply(ctx, op)
         ConvertMemRefToLLVMPass(self.bounds_check).apply(ctx, op)
         ConvertCfToLLVMPass().apply(ctx, op)
         ConvertFuncToLLVMPass().apply(ctx, op)
-        ReconcileUnrealizedCastsPass().apply(ctx, op)
+        ConversionPass.run(op, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()})
         check_lowered(op)
 
 
@@ -107,8 +109,25 @@ def to_llvmlite_module(module: ModuleOp, target_triple: str | None = None):
         if isinstance(op, llvm.FuncOp) and op.body.blocks:
             linkage = op.linkage.linkage.data
             if linkage != "external":
-                ir_mod.get_global(op.sym_name.data).linkage = linkage
+                fn = ir_mod.get_global(op.sym_name.data)
+                fn.linkage = linkage
+                fn.attributes.add("noinline")
+    _canonical_flag_order(ir_mod)
     return ir_mod
+
+
+_FLAG_ORDER = {f: i for i, f in enumerate(("reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn"))}
+
+
+def _canonical_flag_order(ir_mod) -> None:
+    """Fast-math flags in LLVM's order: xDSL keeps them in a set, whose order
+    changes from one process to the next, and the IR must be reproducible."""
+    for fn in ir_mod.functions:
+        for block in fn.blocks:
+            for inst in block.instructions:
+                flags = getattr(inst, "flags", None)
+                if flags and len(flags) > 1 and flags[0] in _FLAG_ORDER:
+                    flags.sort(key=lambda f: _FLAG_ORDER.get(f, len(_FLAG_ORDER)))
 
 
 def emit_llvm_ir(module: ModuleOp, target_triple: str | None = None) -> str:

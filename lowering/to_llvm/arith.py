@@ -217,4 +217,5 @@ class ConvertArithToLLVMPass(ConversionPass):
     name = "convert-arith-to-llvm"
 
     def patterns(self):
-        return [ScalarPattern(HANDLERS)]
+        pattern = ScalarPattern(HANDLERS)
+        return dict.fromkeys(HANDLERS, pattern)

@@ -40,4 +40,4 @@ class ConvertCfToLLVMPass(ConversionPass):
     name = "convert-cf-to-llvm"
 
     def patterns(self):
-        return [BranchPattern()]
+        return dict.fromkeys((cf.BranchOp, cf.ConditionalBranchOp), BranchPattern())

@@ -41,7 +41,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -148,25 +147,34 @@ def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Att
     return op.results[0]
 
 
+@dataclass
+class Dispatch(RewritePattern):
+    """One pattern per op class, looked up once per op (cheaper than trying
+    every pattern on every op)."""
+
+    table: dict[type[Operation], RewritePattern]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if (pattern := self.table.get(type(op))) is not None:
+            pattern.match_and_rewrite(op, rewriter)
+
+
 @dataclass(frozen=True)
 class ConversionPass(ModulePass):
-    """A pass applying its ``patterns()`` once over the module (every op is
-    visited once; a conversion never needs a second round)."""
+    """A pass applying its ``patterns()`` (op class -> pattern) once over the
+    module: every op is visited once, a conversion needs no second round."""
 
     name: ClassVar[str] = ""
 
-    def patterns(self) -> Sequence[RewritePattern]:
+    def patterns(self) -> dict[type[Operation], RewritePattern]:
         raise NotImplementedError
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         self.run(op, self.patterns())
 
     @staticmethod
-    def run(module: ModuleOp, patterns: Sequence[RewritePattern]) -> None:
-        PatternRewriteWalker(
-            GreedyRewritePatternApplier(list(patterns), dce_enabled=False),
-            apply_recursively=False,
-        ).rewrite_module(module)
+    def run(module: ModuleOp, patterns: dict[type[Operation], RewritePattern]) -> None:
+        PatternRewriteWalker(Dispatch(patterns), apply_recursively=False).rewrite_module(module)
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:

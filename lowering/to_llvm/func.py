@@ -84,4 +84,4 @@ class ConvertFuncToLLVMPass(ConversionPass):
     name = "convert-func-to-llvm"
 
     def patterns(self):
-        return [FuncPattern(), CallPattern(), ReturnPattern()]
+        return {func.FuncOp: FuncPattern(), func.CallOp: CallPattern(), func.ReturnOp: ReturnPattern()}

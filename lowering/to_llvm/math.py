@@ -122,5 +122,5 @@ class ConvertMathToLLVMPass(ConversionPass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         pattern = ScalarPattern(HANDLERS)
-        ConversionPass.run(op, [pattern])
+        ConversionPass.run(op, dict.fromkeys(HANDLERS, pattern))
         declare_externals(op, pattern.externals)

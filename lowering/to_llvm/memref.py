@@ -203,11 +203,15 @@ class ConvertMemRefToLLVMPass(ConversionPass):
     bounds_check: bool = False
 
     def patterns(self):
-        return [AccessPattern(self.bounds_check), ViewPattern(), AllocaPattern(), GetGlobalPattern(), GlobalPattern(), CopyPattern()]
+        access = AccessPattern(self.bounds_check)
+        return {
+            memref.LoadOp: access, memref.StoreOp: access, memref.ViewOp: ViewPattern(),
+            memref.AllocaOp: AllocaPattern(), memref.GetGlobalOp: GetGlobalPattern(),
+            memref.GlobalOp: GlobalPattern(), memref.CopyOp: CopyPattern(),
+        }  # fmt: skip
 
     def apply(self, ctx, op) -> None:
         super().apply(ctx, op)
         if self.bounds_check and any(isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in op.walk()):
-            zero = DenseIntOrFPElementsAttr.from_list(TensorType(i8, [1]), [0])
-            flag = llvm.GlobalOp(llvm.LLVMArrayType(1, i8), BOUNDS_FLAG, "external", value=zero)
+            flag = llvm.GlobalOp(i8, BOUNDS_FLAG, "common", value=IntegerAttr(0, i8))
             op.body.block.add_op(flag)

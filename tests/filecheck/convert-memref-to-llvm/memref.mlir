@@ -37,4 +37,4 @@ func.func @access(%a: memref<4x8xf32>, %b: memref<3xi1>, %ws: memref<64xi8>, %i:
   "memref.copy"(%g, %v) : (memref<2xf32>, memref<2xf32>) -> ()
   func.return
 }
-// CHECKED: llvm.mlir.global external @graphopt_bounds_error
+// CHECKED: llvm.mlir.global common @graphopt_bounds_error
