@@ -15,7 +15,7 @@ class; plugins add rules for their own ops with :func:`register_compute_rule`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import TypeVar
 
 from xdsl.dialects import arith
@@ -70,13 +70,14 @@ def register_loop_order(*op_classes: type[GraphOp]) -> Callable[[LoopOrderRule],
     return decorate
 
 
-def preferred_loop_order(root: SSAValue) -> list[int] | None:
+def preferred_loop_order(root: SSAValue, inputs: Container[SSAValue] = ()) -> list[int] | None:
     """The loop order the anchor under ``root`` asks for, looking through an
-    elementwise epilogue of the same shape; ``None`` keeps row-major order."""
+    elementwise epilogue of the same shape, but not past the kernel's
+    ``inputs``; ``None`` keeps row-major order."""
     from graphopt.dialects.fuse_pattern import FusePattern
 
     value = root
-    while isinstance(op := value.owner, GraphOp):
+    while value not in inputs and isinstance(op := value.owner, GraphOp):
         if (rule := LOOP_ORDER_RULES.get(type(op))) is not None:
             return rule(op, op.results.index(value))
         if op.fuse_pattern > FusePattern.BROADCAST:

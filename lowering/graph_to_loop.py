@@ -233,9 +233,10 @@ class FunctionLowering:
         buffer: dict[SSAValue, SSAValue] = dict(zip(fn.body.block.args, driver_block.args[:n_in]))
         for v, slot in output_slot.items():
             buffer[v] = driver_block.args[n_in + slot]
-        for old, new in zip(fn.body.block.args, driver_block.args):
+        for old, new in zip([*fn.body.block.args, *ret.arguments], driver_block.args):
             if old.name_hint:
                 new.name_hint = old.name_hint
+        ws.name_hint = "ws"
 
         def buffer_for(v: SSAValue) -> SSAValue:
             if v in buffer:
@@ -315,7 +316,7 @@ def emit_kernel(
     emitter = KernelEmitter(entry, sources)
     out_args = entry.args[len(in_types):]
     for root, out in zip(spec.roots, out_args):
-        emitter.store_nest(root, out, preferred_loop_order(root))
+        emitter.store_nest(root, out, preferred_loop_order(root, sources))
     if emitter.rerun:
         sweep_dead_ops(entry)
     entry.add_op(func.ReturnOp())

@@ -13,18 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
-    Float16Type,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerType,
-    MemRefType,
-    ModuleOp,
-    TensorType,
-)
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import MemRefType, ModuleOp, TensorType
 from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.dialects import loop

@@ -16,9 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp, i1
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, llvm_type

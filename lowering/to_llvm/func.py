@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import func, llvm
-from xdsl.ir import Operation, Region
+from xdsl.ir import Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
