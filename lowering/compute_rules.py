@@ -182,11 +182,15 @@ def _relu(em: KernelEmitter, op: graph.ReluOp, _: int, idx: list[SSAValue]) -> S
 
 @register_compute_rule(graph.SigmoidOp)
 def _sigmoid(em: KernelEmitter, op: graph.SigmoidOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    """``1 / (1 + exp(-x))``: exp overflows to inf for very negative x, giving 0."""
+    """``1 / (1 + e)`` for ``x >= 0`` and ``e / (1 + e)`` below, with ``e =
+    exp(-|x|)``: exp never overflows, so the negative tail keeps its precision
+    down to the denormals (plain ``1 / (1 + exp(-x))`` gives 0 below -88)."""
     x = em.value_at(op.input, idx)
     one = em.scalar_constant(1.0, x.type)
-    e = s_exp(em, result(em.emit(arith.NegfOp(x))))
-    return s_div(em, one, s_add(em, one, e))
+    e = s_exp(em, result(em.emit(arith.NegfOp(result(em.emit(mathd.AbsFOp(x)))))))
+    s = s_div(em, one, s_add(em, one, e))
+    negative = result(em.emit(arith.CmpfOp(x, em.scalar_constant(0.0, x.type), "olt")))
+    return result(em.emit(arith.SelectOp(negative, s_mul(em, e, s), s)))
 
 
 def broadcast_indices(

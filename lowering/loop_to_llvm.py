@@ -81,6 +81,7 @@ from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
 from graphopt.dialects import loop
+from graphopt.lowering.expand_math import expand_math
 from graphopt.lowering.llvm_function import (
     PTR,
     FuncLowering,
@@ -376,6 +377,7 @@ def lower_loop_to_llvm(
     """Lower a loop-level ``module`` to the llvm dialect, IN PLACE.
 
     Returns the module and, per driver, its signature and hidden constants."""
+    expand_math(module)  # f32 exp/log/tanh/erf -> vectorisable polynomials
     return _ModuleLowering(module, max_inline_constant_bytes).run()
 
 

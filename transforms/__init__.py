@@ -19,6 +19,7 @@ PASS_LOCATIONS: dict[str, tuple[str, str]] = {
     "autodiff": ("graphopt.transforms.autodiff", "AutodiffPass"),
     "lower-graph-to-loop": ("graphopt.lowering.graph_to_loop", "LowerGraphToLoopPass"),
     "lower-loop-to-llvm": ("graphopt.lowering.loop_to_llvm", "LowerLoopToLLVMPass"),
+    "expand-math": ("graphopt.lowering.expand_math", "ExpandMathPass"),
 }
 
 
