@@ -105,7 +105,17 @@ HANDLERS: dict[type[Operation], Handler] = {}
 
 
 def _binop(key: type[Operation], cls: type[Operation]) -> None:
+    if issubclass(cls, llvm.AbstractFloatArithOp):
+        # arith's fast-math flags (reassoc, contract ...) carry over
+        HANDLERS[key] = lambda e, op, a: _r(e.emit(cls(a[0], a[1], _fastmath(op))))  # type: ignore[call-arg]
+        return
     HANDLERS[key] = lambda e, op, a: _r(e.emit(cls(a[0], a[1])))  # type: ignore[call-arg]
+
+
+def _fastmath(op: Operation) -> llvm.FastMathAttr:
+    if isinstance(op, arith.FloatingPointLikeBinaryOperation):
+        return llvm.FastMathAttr(op.fastmath.data)
+    return llvm.FastMathAttr(None)
 
 
 for _n, _c in {
