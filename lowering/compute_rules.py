@@ -405,10 +405,13 @@ def stable_row_stats(
         return [k if d == axis else v for d, v in enumerate(idx)]
 
     def row_max() -> SSAValue:
+        # maxnum (NaN-ignoring, cheaper than maximumf on vectors) gives the
+        # same results: a NaN element makes its shifted value and so the whole
+        # row's sum NaN either way.
         return em.reduce(
             [n],
             [em.scalar_constant(-math.inf, t)],
-            lambda ivs, accs: [s_max(em, accs[0], em.value_at(op.input, row(ivs[0])))],
+            lambda ivs, accs: [result(em.emit(arith.MaxnumfOp(accs[0], em.value_at(op.input, row(ivs[0])))))],
         )[0]
 
     m = em.cached(("row.max", op), outer, row_max)

@@ -54,3 +54,17 @@ def test_layer_norm_against_float64() -> None:
     v = ((x64 - m) ** 2).mean(axis=1, keepdims=True)
     want = (x64 - m) / np.sqrt(v + 1e-5) * s + t
     np.testing.assert_allclose(fn(x, s, t), want, rtol=1e-5, atol=2e-5)
+
+
+def test_softmax_nan_and_inf_rows_match_numpy() -> None:
+    """The row max ignores NaN (maxnum); the row still comes out NaN, as in numpy."""
+    x = RNG.standard_normal((4, 40)).astype(np.float32)
+    x[0, 3] = np.nan
+    x[1, 7] = np.inf
+    x[2, :] = -np.inf
+    got = compile_one(x.shape, lambda b, v: b.softmax(v, axis=1))(x)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        want = e / e.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(got, want, rtol=2e-6, equal_nan=True)
+    assert np.isnan(got[:3]).all() and not np.isnan(got[3]).any()
