@@ -22,9 +22,10 @@ reweighted least squares at Chebyshev nodes in float64, rounded to f32):
 
 * ``exp(x)``: ``x`` clamped to ``[-104, 89]`` (NaN passes the clamp); ``k =
   round(x / ln 2)`` by the 1.5·2^23 rounding trick; ``r = x - k ln 2`` in two
-  fma steps (Cody-Waite); ``exp(r) = 1 + r + r^2 P(r)`` with Taylor ``P`` to
-  ``r^5/7!``; times ``2^(k/2)`` and ``2^(k - k/2)``, two exact power-of-two
-  scalings so overflow gives inf and the denormal range rounds once.
+  fma steps (Cody-Waite); ``exp(r) = 1 + r + r^2 P(r)`` (``P`` of degree 4);
+  times ``2^(k/2)`` and ``2^(k - k/2)``, two exact power-of-two scalings so
+  overflow gives inf and the denormal range rounds once (adding ``k`` to
+  the exponent field would be cheaper but turns NaN into numbers).
 * ``log(x)``: denormals are scaled by 2^23 first; ``x = 2^k m`` with ``m`` in
   ``[sqrt(1/2), sqrt(2))``; ``f = m - 1`` is exact;
   ``log(1+f) = f - f^2/2 + f^3 P(f)`` (``P`` of degree 7);
@@ -99,7 +100,10 @@ _LN2_HI = 0.693145751953125  # 11 significant bits: k * _LN2_HI is exact
 _LN2_LO = 1.4286068203094173e-06
 _ROUND_MAGIC = 12582912.0  # 1.5 * 2^23: adding it rounds to an integer
 _ROUND_MAGIC_BITS = 0x4B400000
-_EXP_P = [1 / 2, 1 / 6, 1 / 24, 1 / 120, 1 / 720, 1 / 5040]  # exp(r) = 1 + r + r^2 P(r)
+_EXP_P = [
+    0.4999999403953552, 0.1666652113199234, 0.04166838899254799, 0.008368718437850475,
+    0.0013814648846164346,
+]  # exp(r) = 1 + r + r^2 P(r), |r| <= ln(2)/2; fmt: skip
 
 # log --------------------------------------------------------------------------
 _SQRT_HALF_BITS = 0x3F3504F3
@@ -249,14 +253,18 @@ class _Builder:
         magic = self.f(_ROUND_MAGIC)
         shifted = self.fma(x, self.f(_LOG2E), magic)  # k + 1.5*2^23, rounded
         kf = self.sub(shifted, magic)
-        ki = self.isub(self.bits(shifted), self.i(_ROUND_MAGIC_BITS))
+        # k + 254 = (k1 + 127) + (k2 + 127) with k1 = k // 2, k2 = k - k1:
+        # the two biased exponents, without a separate bias add for each.
+        biased = self.isub(self.bits(shifted), self.i(_ROUND_MAGIC_BITS - 254))
         r = self.fma(kf, self.f(-_LN2_HI), x)
         r = self.fma(kf, self.f(-_LN2_LO), r)
         p = self.horner(r, _EXP_P)
         er = self.add(self.fma(p, self.mul(r, r), r), self.f(1.0))
-        k1 = self.ashr(ki, 1)
-        k2 = self.isub(ki, k1)
-        return self.mul(self.mul(er, self.pow2(k1)), self.pow2(k2))
+        e1 = self.ashr(biased, 1)
+        e2 = self.isub(biased, e1)
+        s1 = self.float_of_bits(self.shl(e1, 23))
+        s2 = self.float_of_bits(self.shl(e2, 23))
+        return self.mul(self.mul(er, s1), s2)
 
     def log(self, x: SSAValue) -> SSAValue:
         denormal = self.cmp("olt", x, self.f(_FLT_MIN))

@@ -407,10 +407,12 @@ def _layer_norm(em: KernelEmitter, op: norm.LayerNormOp, _: int, idx: list[SSAVa
             return s_mac(em, acc, d, d, reduction=True)
 
         var = s_div(em, reduce_dims(em, extents, zero, body), count)
-        return s_sqrt(em, s_add(em, var, em.scalar_constant(op.epsilon, t)))
+        sd = s_sqrt(em, s_add(em, var, em.scalar_constant(op.epsilon, t)))
+        return s_div(em, em.scalar_constant(1.0, t), sd)
 
-    sd = em.cached(("layer_norm.denom", op), outer, denom)
+    # one reciprocal per row, a multiply per element (within 1 ulp of dividing)
+    inv_sd = em.cached(("layer_norm.inv_denom", op), outer, denom)
     row = idx[axis:]
-    y = s_div(em, s_sub(em, em.value_at(op.input, idx), m), sd)
+    y = s_mul(em, s_sub(em, em.value_at(op.input, idx), m), inv_sd)
     y = s_mul(em, y, em.value_at(op.scale, broadcast_indices(em, op.scale, row)))
     return s_add(em, y, em.value_at(op.bias, broadcast_indices(em, op.bias, row)))
