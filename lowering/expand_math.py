@@ -4,8 +4,8 @@ straight-line polynomials over ``arith`` and ``math.fma``.
 Why: LLVM turns ``llvm.exp.v16f32`` into sixteen libm ``expf`` calls, and
 tanh and erf are libm calls outright, so a loop that uses them never runs on
 vectors.  After this pass such a loop holds only fma, mul, add, bitcasts,
-shifts, compares and selects, which LLVM's loop vectoriser widens to 16-lane
-AVX-512 code.  Sigmoid (``1 / (1 + exp(-x))``) and gelu (erf or tanh form)
+shifts, compares and selects, which LLVM's loop vectoriser widens (16 lanes
+with AVX-512).  Sigmoid (``1 / (1 + exp(-x))``) and gelu (erf or tanh form)
 are built by the compute rules from these ops, so they vectorise too.
 
 Only scalar f32 is expanded; f64 keeps libm.  The loop level is scalar and
@@ -45,7 +45,7 @@ reweighted least squares at Chebyshev nodes in float64, rounded to f32):
   (erf(4) rounds to 1), then ``copysign``.
 
 Maximum error against float64 results rounded to f32, measured on a dense
-sweep (every 2^-12-th f32 bit pattern, dense grids around the branch points,
+sweep (every 4096th f32 bit pattern, dense grids around the branch points,
 overflow/underflow edges, ±0, ±inf, NaN, denormals) by
 ``tests/unit/test_expand_math.py``: see ``MAX_ULP``.
 """
@@ -65,7 +65,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     f32,
-    i1,
     i32,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -158,7 +157,7 @@ class _Builder:
 
     def __init__(self, ftype: Attribute):
         self.ops: list[Operation] = []
-        self.ftype, self.itype, self.btype = ftype, i32, i1
+        self.ftype, self.itype = ftype, i32
         self._consts: dict[tuple[str, float | int], SSAValue] = {}
 
     def _emit(self, op: Operation) -> SSAValue:

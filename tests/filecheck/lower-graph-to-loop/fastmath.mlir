@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func private @softmax_k0_softmax
 // CHECK:       %[[ROW:.*]] = memref.alloca() : memref<32xf32>
-// CHECK:       arith.maximumf
+// CHECK:       arith.maxnumf
 // CHECK:       loop.for {{.*}} iter_args(%[[ACC:.*]] = {{.*}}) -> (f32) {
 // CHECK:         %[[E:.*]] = math.exp
 // CHECK-NEXT:    loop.store %[[E]], %[[ROW]][{{.*}}] : memref<32xf32>
