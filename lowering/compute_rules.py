@@ -20,7 +20,9 @@ from typing import TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
+from xdsl.dialects.arith import FastMathFlagsAttr
 from xdsl.dialects.builtin import IntegerType
+from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from graphopt.dialects import graph
@@ -117,8 +119,34 @@ def result(op: Operation) -> SSAValue:
 # --------------------------------------------------------------------------
 
 
-def s_add(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
-    return result(em.emit(arith.AddfOp(a, b) if is_float(a.type) else arith.AddiOp(a, b)))
+#: Fast-math flags of the rules' float ops.  ``REASSOC`` goes on the add of a
+#: loop-carried reduction only: LLVM may then split the sum into vector
+#: partial sums, added up at the end (a different rounding order from the
+#: sequential sum, with a smaller error bound).  ``CONTRACT`` goes on the mul
+#: and add of a multiply-accumulate, which LLVM may fuse into one FMA (one
+#: rounding instead of two).  Nothing else is relaxed: NaN, inf and signed
+#: zeros keep their IEEE meaning.
+REASSOC = FastMathFlagsAttr([FastMathFlag.REASSOC])
+CONTRACT = FastMathFlagsAttr([FastMathFlag.ALLOW_CONTRACT])
+REASSOC_CONTRACT = FastMathFlagsAttr([FastMathFlag.REASSOC, FastMathFlag.ALLOW_CONTRACT])
+
+
+def s_add(em: KernelEmitter, a: SSAValue, b: SSAValue, flags: FastMathFlagsAttr | None = None) -> SSAValue:
+    return result(em.emit(arith.AddfOp(a, b, flags) if is_float(a.type) else arith.AddiOp(a, b)))
+
+
+def s_acc(em: KernelEmitter, acc: SSAValue, x: SSAValue) -> SSAValue:
+    """``acc + x`` as the step of a reduction loop (``REASSOC``)."""
+    return s_add(em, acc, x, REASSOC)
+
+
+def s_mac(em: KernelEmitter, acc: SSAValue, a: SSAValue, b: SSAValue, reduction: bool) -> SSAValue:
+    """``acc + a * b``, contractible to an FMA; ``reduction`` when ``acc`` is
+    loop-carried (then the add may also be reassociated)."""
+    if not is_float(acc.type):
+        return s_add(em, acc, s_mul(em, a, b))
+    prod = result(em.emit(arith.MulfOp(a, b, CONTRACT)))
+    return s_add(em, acc, prod, REASSOC_CONTRACT if reduction else CONTRACT)
 
 
 def s_sub(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -183,11 +211,15 @@ def _relu(em: KernelEmitter, op: graph.ReluOp, _: int, idx: list[SSAValue]) -> S
 
 @register_compute_rule(graph.SigmoidOp)
 def _sigmoid(em: KernelEmitter, op: graph.SigmoidOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    """``1 / (1 + exp(-x))``: exp overflows to inf for very negative x, giving 0."""
+    """``1 / (1 + e)`` for ``x >= 0`` and ``e / (1 + e)`` below, with ``e =
+    exp(-|x|)``: exp never overflows, so the negative tail keeps its precision
+    down to the denormals (plain ``1 / (1 + exp(-x))`` gives 0 below -88)."""
     x = em.value_at(op.input, idx)
     one = em.scalar_constant(1.0, x.type)
-    e = s_exp(em, result(em.emit(arith.NegfOp(x))))
-    return s_div(em, one, s_add(em, one, e))
+    e = s_exp(em, result(em.emit(arith.NegfOp(result(em.emit(mathd.AbsFOp(x)))))))
+    s = s_div(em, one, s_add(em, one, e))
+    negative = result(em.emit(arith.CmpfOp(x, em.scalar_constant(0.0, x.type), "olt")))
+    return result(em.emit(arith.SelectOp(negative, s_mul(em, e, s), s)))
 
 
 def broadcast_indices(
@@ -266,7 +298,7 @@ def _matmul(em: KernelEmitter, op: graph.MatmulOp, _: int, idx: list[SSAValue]) 
         (k,) = ivs
         a = em.value_at(op.lhs, [*a_batch, i, k])
         b = em.value_at(op.rhs, [*b_batch, k, j])
-        return [s_add(em, accs[0], s_mul(em, a, b))]
+        return [s_mac(em, accs[0], a, b, reduction=True)]
 
     return em.reduce([k_extent], [em.scalar_constant(0, t)], body)[0]
 
@@ -291,7 +323,7 @@ def _matmul_row(
 
         def j_body(jj: SSAValue) -> None:
             b = em.value_at(op.rhs, [*b_batch, k, jj])
-            em.store(s_add(em, em.load(row, [jj]), s_mul(em, a, b)), row, [jj])
+            em.store(s_mac(em, em.load(row, [jj]), a, b, reduction=False), row, [jj])
 
         em.loop(n_extent, j_body)
 
@@ -327,7 +359,7 @@ def _reduce(em: KernelEmitter, op: ReduceOp, _: int, idx: list[SSAValue]) -> SSA
 
     def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
         x = em.value_at(op.input, reduced_input_indices(axes, op.keeps_dims, len(in_shape), idx, ivs))
-        return [s_max(em, accs[0], x) if is_max else s_add(em, accs[0], x)]
+        return [s_max(em, accs[0], x) if is_max else s_acc(em, accs[0], x)]
 
     total = em.reduce([in_shape[a] for a in axes], [init], body)[0]
     if isinstance(op, graph.ReduceMeanOp):
@@ -341,26 +373,46 @@ def _softmax_order(op: graph.SoftmaxOp, _: int) -> list[int]:
     return axis_innermost(len(tensor_of(op.input).get_shape()), op.normalized_axis)
 
 
+#: Longest softmax row whose ``exp(x - max)`` is kept in a stack buffer
+#: (64 KiB of f32), so exp runs once per element; longer rows recompute it.
+SOFTMAX_ROW_BUFFER_MAX = 16384
+
+
 def stable_row_stats(
-    em: KernelEmitter, op: AxisNormalizationOp, idx: list[SSAValue]
-) -> tuple[Callable[[SSAValue], SSAValue], SSAValue]:
+    em: KernelEmitter, op: AxisNormalizationOp, idx: list[SSAValue], keep_exp: bool = False
+) -> tuple[Callable[[SSAValue], SSAValue], SSAValue, Callable[[SSAValue], SSAValue] | None]:
     """For softmax-like ops along ``op``'s axis: ``shifted(k)`` = ``x[.., k, ..]
-    - max`` and the row's ``sum(exp(shifted))``.  The max and the sum are each
-    computed once per row (cached on the other indices, so hoisted out of the
-    row's loop)."""
+    - max``, the row's ``sum(exp(shifted))`` and, with ``keep_exp``, when it
+    can, ``exp_at(k)`` reading the exps the sum loop stored (else ``None``).
+    The max and the sum are each computed once per row (cached on the other
+    indices, so hoisted out of the row's loop)."""
     axis = op.normalized_axis
     n = tensor_of(op.input).get_shape()[axis]
     t = elem_type(op.result)
     outer = [v for d, v in enumerate(idx) if d != axis]
+    k_iv = idx[axis]
+    inner = em.innermost
+    # The buffer is filled per row before the row's loop: only valid when the
+    # axis is the innermost loop of the nest and every other index is outer.
+    buffered = (
+        keep_exp
+        and n <= SOFTMAX_ROW_BUFFER_MAX
+        and inner is not None
+        and inner[0] is k_iv
+        and all(em.scope_for([v]).depth < em.scope_for([k_iv]).depth for v in outer)
+    )
 
     def row(k: SSAValue) -> list[SSAValue]:
         return [k if d == axis else v for d, v in enumerate(idx)]
 
     def row_max() -> SSAValue:
+        # maxnum (NaN-ignoring, cheaper than maximumf on vectors) gives the
+        # same results: a NaN element makes its shifted value and so the whole
+        # row's sum NaN either way.
         return em.reduce(
             [n],
             [em.scalar_constant(-math.inf, t)],
-            lambda ivs, accs: [s_max(em, accs[0], em.value_at(op.input, row(ivs[0])))],
+            lambda ivs, accs: [result(em.emit(arith.MaxnumfOp(accs[0], em.value_at(op.input, row(ivs[0])))))],
         )[0]
 
     m = em.cached(("row.max", op), outer, row_max)
@@ -368,21 +420,34 @@ def stable_row_stats(
     def shifted(k: SSAValue) -> SSAValue:
         return s_sub(em, em.value_at(op.input, row(k)), m)
 
-    def row_sum() -> SSAValue:
-        return em.reduce(
-            [n],
-            [em.scalar_constant(0.0, t)],
-            lambda ivs, accs: [s_add(em, accs[0], s_exp(em, shifted(ivs[0])))],
-        )[0]
+    buf = em.cached(("row.exp", op), (), lambda: em.local_buffer([n], t)) if buffered else None
 
-    return shifted, em.cached(("row.sum", op), outer, row_sum)
+    def sum_step(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        e = s_exp(em, shifted(ivs[0]))
+        if buf is not None:
+            em.store(e, buf, [ivs[0]])
+        return [s_acc(em, accs[0], e)]
+
+    def row_sum() -> SSAValue:
+        return em.reduce([n], [em.scalar_constant(0.0, t)], sum_step)[0]
+
+    total = em.cached(("row.sum", op, buf is not None), outer, row_sum)
+    exp_at = None if buf is None else (lambda k: em.load(buf, [k]))
+    return shifted, total, exp_at
 
 
 @register_compute_rule(graph.SoftmaxOp)
 def _softmax(em: KernelEmitter, op: graph.SoftmaxOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    """``exp(x - max) / sum(exp(x - max))``, max and sum once per row."""
-    shifted, total = stable_row_stats(em, op, idx)
-    return s_div(em, s_exp(em, shifted(idx[op.normalized_axis])), total)
+    """``exp(x - max) * (1 / sum(exp(x - max)))``, max, sum and reciprocal
+    once per row; the sum loop keeps each exp in a row buffer when the row is
+    the innermost loop, so exp runs once per element.  The reciprocal costs at
+    most 1 ulp against a division."""
+    shifted, total, exp_at = stable_row_stats(em, op, idx, keep_exp=True)
+    k = idx[op.normalized_axis]
+    t = elem_type(op.result)
+    inv = em.cached(("softmax.inv", op), [total], lambda: s_div(em, em.scalar_constant(1.0, t), total))
+    e = exp_at(k) if exp_at is not None else s_exp(em, shifted(k))
+    return s_mul(em, e, inv)
 
 
 # --------------------------------------------------------------------------

@@ -256,6 +256,6 @@ def _log_softmax_order(op: gr.LogSoftmaxOp, _: int) -> list[int]:
 def _log_softmax(em: KernelEmitter, op: gr.LogSoftmaxOp, _: int, idx: list[SSAValue]) -> SSAValue:
     """``(x - max) - log(sum(exp(x - max)))``; the max, the sum and its log
     are computed once per row."""
-    shifted, total = stable_row_stats(em, op, idx)
+    shifted, total, _ = stable_row_stats(em, op, idx)
     log_sum = em.cached(("log_softmax.log", op), [total], lambda: result(em.emit(mathd.LogOp(total))))
     return s_sub(em, shifted(idx[op.normalized_axis]), log_sum)

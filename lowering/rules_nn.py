@@ -32,9 +32,11 @@ from graphopt.lowering.compute_rules import (
     register_compute_rule,
     register_loop_order,
     result,
+    s_acc,
     s_add,
     s_div,
     s_max,
+    s_mac,
     s_mul,
     s_sub,
 )
@@ -158,7 +160,7 @@ def _conv2d(em: KernelEmitter, op: nn.Conv2dOp, _: int, idx: list[SSAValue]) -> 
         v = em.value_at(op.input, [n, ch, ih, iw])
         if ok is not None:
             v = select(em, ok, v, zero)
-        return s_add(em, acc, s_mul(em, v, em.value_at(op.weight, [o, c, ky, kx])))
+        return s_mac(em, acc, v, em.value_at(op.weight, [o, c, ky, kx]), reduction=True)
 
     return reduce_dims(em, [cg, kh, kw], zero, body)
 
@@ -204,7 +206,7 @@ def _conv2d_row(
                 def column(xx: SSAValue, wv: SSAValue = wv, offset: int = offset) -> None:
                     iw = idx_add_const(em, em.idx_mul(xx, sx), offset)
                     v = em.value_at(op.input, [n, ch, ih, iw])
-                    em.store(s_add(em, em.load(row, [xx]), s_mul(em, v, wv)), row, [xx])
+                    em.store(s_mac(em, em.load(row, [xx]), v, wv, reduction=False), row, [xx])
 
                 em.loop(hi, column, start=lo)
 
@@ -286,7 +288,7 @@ def _global_avg_pool(em: KernelEmitter, op: nn.GlobalAvgPoolOp, _: int, idx: lis
         em,
         spatial,
         em.scalar_constant(0.0, t),
-        lambda ivs, acc: s_add(em, acc, em.value_at(op.input, [idx[0], idx[1], *ivs])),
+        lambda ivs, acc: s_acc(em, acc, em.value_at(op.input, [idx[0], idx[1], *ivs])),
     )
     return s_div(em, total, em.scalar_constant(float(math.prod(spatial)), t))
 
@@ -328,7 +330,7 @@ def _batch_stats(
         return em.value_at(op.input, [ivs[0], ch, *ivs[1:]])
 
     def mean() -> SSAValue:
-        total = reduce_dims(em, extents, zero, lambda ivs, acc: s_add(em, acc, element(ivs)))
+        total = reduce_dims(em, extents, zero, lambda ivs, acc: s_acc(em, acc, element(ivs)))
         return s_div(em, total, count)
 
     m = em.cached(("batch_norm_train.mean", op), [ch], mean)
@@ -336,7 +338,7 @@ def _batch_stats(
     def var() -> SSAValue:
         def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
             d = s_sub(em, element(ivs), m)
-            return s_add(em, acc, s_mul(em, d, d))
+            return s_mac(em, acc, d, d, reduction=True)
 
         return s_div(em, reduce_dims(em, extents, zero, body), count)
 
@@ -394,7 +396,7 @@ def _layer_norm(em: KernelEmitter, op: norm.LayerNormOp, _: int, idx: list[SSAVa
         return em.value_at(op.input, [*outer, *ivs])
 
     def mean() -> SSAValue:
-        total = reduce_dims(em, extents, zero, lambda ivs, acc: s_add(em, acc, element(ivs)))
+        total = reduce_dims(em, extents, zero, lambda ivs, acc: s_acc(em, acc, element(ivs)))
         return s_div(em, total, count)
 
     m = em.cached(("layer_norm.mean", op), outer, mean)
@@ -402,13 +404,15 @@ def _layer_norm(em: KernelEmitter, op: norm.LayerNormOp, _: int, idx: list[SSAVa
     def denom() -> SSAValue:
         def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
             d = s_sub(em, element(ivs), m)
-            return s_add(em, acc, s_mul(em, d, d))
+            return s_mac(em, acc, d, d, reduction=True)
 
         var = s_div(em, reduce_dims(em, extents, zero, body), count)
-        return s_sqrt(em, s_add(em, var, em.scalar_constant(op.epsilon, t)))
+        sd = s_sqrt(em, s_add(em, var, em.scalar_constant(op.epsilon, t)))
+        return s_div(em, em.scalar_constant(1.0, t), sd)
 
-    sd = em.cached(("layer_norm.denom", op), outer, denom)
+    # one reciprocal per row, a multiply per element (within 1 ulp of dividing)
+    inv_sd = em.cached(("layer_norm.inv_denom", op), outer, denom)
     row = idx[axis:]
-    y = s_div(em, s_sub(em, em.value_at(op.input, idx), m), sd)
+    y = s_mul(em, s_sub(em, em.value_at(op.input, idx), m), inv_sd)
     y = s_mul(em, y, em.value_at(op.scale, broadcast_indices(em, op.scale, row)))
     return s_add(em, y, em.value_at(op.bias, broadcast_indices(em, op.bias, row)))

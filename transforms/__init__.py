@@ -25,6 +25,7 @@ PASS_LOCATIONS: dict[str, tuple[str, str]] = {
     "convert-memref-to-llvm": ("graphopt.lowering.to_llvm.memref", "ConvertMemRefToLLVMPass"),
     "convert-cf-to-llvm": ("graphopt.lowering.to_llvm.cf", "ConvertCfToLLVMPass"),
     "convert-func-to-llvm": ("graphopt.lowering.to_llvm.func", "ConvertFuncToLLVMPass"),
+    "expand-math": ("graphopt.lowering.expand_math", "ExpandMathPass"),
 }
 
 

@@ -6,11 +6,13 @@
    arguments recorded in ``#loop.abi`` (:mod:`.loop`);
 2. ``convert-scf-to-cf``: xDSL's own pass; ``scf.for`` becomes a header block
    (``arith.cmpi slt``), a body ending in ``arith.addi`` and a branch back;
-3. ``convert-arith-to-llvm``, ``convert-math-to-llvm`` (libm where LLVM has no
+3. ``expand-math`` (:mod:`graphopt.lowering.expand_math`): f32 exp, log,
+   tanh and erf become vectorisable polynomials;
+4. ``convert-arith-to-llvm``, ``convert-math-to-llvm`` (libm where LLVM has no
    intrinsic), ``convert-memref-to-llvm``, ``convert-cf-to-llvm``,
    ``convert-func-to-llvm`` (:mod:`.arith`, :mod:`.math`, :mod:`.memref`,
    :mod:`.cf`, :mod:`.func`);
-4. ``reconcile-unrealized-casts``: xDSL's pass removes the casts the
+5. ``reconcile-unrealized-casts``: xDSL's pass removes the casts the
    conversions placed between converted and not yet converted values.
 
 The result holds only top-level ``llvm.func`` and ``llvm.mlir.global`` ops, so
@@ -33,6 +35,7 @@ from xdsl.dialects import scf
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
+from graphopt.lowering.expand_math import ExpandMathPass
 from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
 from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
 from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError
@@ -86,6 +89,7 @@ class LowerLoopToLLVMPass(ModulePass):
         ConvertLoopToLLVMPass(self.max_inline_constant_bytes).apply(ctx, op)
         # xDSL's convert-scf-to-cf patterns, applied in one walk.
         ConversionPass.run(op, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})
+        ExpandMathPass().apply(ctx, op)
         ConvertArithToLLVMPass().apply(ctx, op)
         ConvertMathToLLVMPass().apply(ctx, op)
         ConvertMemRefToLLVMPass(self.bounds_check).apply(ctx, op)

@@ -119,8 +119,8 @@ func.func @bn_train_y_var(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor
 // LOWER-NEXT:        %[[IW:.*]] = arith.addi %[[XX]], %{{.*}} : index
 // LOWER-NEXT:        %[[V:.*]] = memref.load %[[X]][%{{.*}}, %{{.*}}, %[[IH]], %[[IW]]]
 // LOWER-NEXT:        %[[R:.*]] = memref.load %[[ROW]][%[[XX]]]
-// LOWER-NEXT:        %[[P:.*]] = arith.mulf %[[V]], %[[WS]] : f32
-// LOWER-NEXT:        %[[S:.*]] = arith.addf %[[R]], %[[P]] : f32
+// LOWER-NEXT:        %[[P:.*]] = arith.mulf %[[V]], %[[WS]] fastmath<contract> : f32
+// LOWER-NEXT:        %[[S:.*]] = arith.addf %[[R]], %[[P]] fastmath<contract> : f32
 // LOWER-NEXT:        memref.store %[[S]], %[[ROW]][%[[XX]]]
 func.func @conv_pad(%x: tensor<1x1x5x5xf32>, %w: tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32> {
   %y = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x1x5x5xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32>

@@ -1,0 +1,135 @@
+"""Graph IR -> ONNX, for the onnxruntime side of the benchmarks.
+
+Covers the ops the benchmark graphs use (conv2d, batch_norm, relu, add, sub,
+mul, div, maximum, exp, tanh, sigmoid, matmul, max/avg/global-avg pooling,
+reshape, transpose, softmax, layer_norm, constants).  Constants become
+initializers holding the same values, so onnxruntime computes with the same
+weights as graph-opt.  Anything else is a clear error naming the op.
+
+    from onnx_export import export          # with benchmarks/ on sys.path
+    model_bytes = export(module)            # the module's first function
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+
+from graphopt.dialects import graph
+from graphopt.dialects import graph_constant as gc
+from graphopt.dialects import graph_math as gm
+from graphopt.dialects import graph_nn as nn
+from graphopt.dialects import graph_norm as norm
+from graphopt.dialects.graph_base import tensor_of
+
+OPSET = 17
+
+_ELEM = {"f32": TensorProto.FLOAT, "f64": TensorProto.DOUBLE, "i64": TensorProto.INT64}
+
+_SIMPLE = {
+    graph.AddOp: "Add", graph.SubOp: "Sub", graph.MulOp: "Mul", graph.DivOp: "Div",
+    graph.MaximumOp: "Max", graph.ExpOp: "Exp", graph.TanhOp: "Tanh", graph.LogOp: "Log",
+    graph.SigmoidOp: "Sigmoid", graph.ReluOp: "Relu", graph.SqrtOp: "Sqrt", graph.NegOp: "Neg",
+    gm.ErfOp: "Erf",
+}  # fmt: skip
+
+
+class ExportError(Exception):
+    """An op this exporter does not cover."""
+
+
+def _value_info(name: str, value: SSAValue) -> onnx.ValueInfoProto:
+    t = tensor_of(value)
+    return helper.make_tensor_value_info(name, _ELEM[str(t.element_type)], list(t.get_shape()))
+
+
+class _Exporter:
+    def __init__(self, fn: func.FuncOp):
+        self.fn = fn
+        self.names: dict[SSAValue, str] = {}
+        self.nodes: list[onnx.NodeProto] = []
+        self.inits: list[onnx.TensorProto] = []
+
+    def name(self, v: SSAValue) -> str:
+        if v not in self.names:
+            self.names[v] = f"v{len(self.names)}"
+        return self.names[v]
+
+    def const(self, array: np.ndarray) -> str:
+        n = f"c{len(self.inits)}"
+        self.inits.append(numpy_helper.from_array(np.asarray(array), n))
+        return n
+
+    def node(self, kind: str, inputs: list[str], out: SSAValue, **attrs) -> None:
+        self.nodes.append(helper.make_node(kind, inputs, [self.name(out)], **attrs))
+
+    def export(self) -> onnx.ModelProto:
+        block = self.fn.body.block
+        inputs = [_value_info(self.name(a), a) for a in block.args]
+        outputs: list[onnx.ValueInfoProto] = []
+        for op in block.ops:
+            if isinstance(op, func.ReturnOp):
+                outputs = [_value_info(self.name(v), v) for v in op.operands]
+                continue
+            self.op(op)
+        g = helper.make_graph(self.nodes, self.fn.sym_name.data, inputs, outputs, self.inits)
+        model = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)])
+        model.ir_version = 8
+        return model
+
+    def op(self, op) -> None:  # noqa: C901 - one branch per op kind
+        ins = [self.name(v) for v in op.operands]
+        if isinstance(op, gc.ConstantOp):
+            (array,) = op.reference()
+            self.names[op.result] = self.const(array)
+        elif type(op) in _SIMPLE:
+            self.node(_SIMPLE[type(op)], ins, op.results[0])
+        elif isinstance(op, nn.Conv2dOp):
+            kh, kw = tensor_of(op.weight).get_shape()[2:]
+            t, l, b, r = op.pad_values
+            self.node(
+                "Conv", ins, op.result, kernel_shape=[kh, kw], strides=list(op.stride_values),
+                pads=[t, l, b, r], dilations=list(op.dilation_values), group=op.group_count,
+            )  # fmt: skip
+        elif isinstance(op, norm.BatchNormOp):
+            self.node("BatchNormalization", ins, op.result, epsilon=op.epsilon)
+        elif isinstance(op, norm.LayerNormOp):
+            self.node("LayerNormalization", ins, op.result, axis=op.normalized_axis, epsilon=op.epsilon)
+        elif isinstance(op, graph.SoftmaxOp):
+            self.node("Softmax", ins, op.result, axis=op.normalized_axis)
+        elif isinstance(op, graph.MatmulOp):
+            self.node("MatMul", ins, op.result)
+        elif isinstance(op, nn.MaxPool2dOp | nn.AvgPool2dOp):
+            t, l, b, r = op.pad_values
+            kind = "MaxPool" if isinstance(op, nn.MaxPool2dOp) else "AveragePool"
+            self.node(
+                kind, ins, op.result, kernel_shape=list(op.kernel_values),
+                strides=list(op.stride_values), pads=[t, l, b, r],
+            )  # fmt: skip
+        elif isinstance(op, nn.GlobalAvgPoolOp):
+            self.node("GlobalAveragePool", ins, op.result)
+        elif isinstance(op, graph.ReshapeOp):
+            shape = self.const(np.array(tensor_of(op.result).get_shape(), np.int64))
+            self.node("Reshape", [ins[0], shape], op.result)
+        elif isinstance(op, graph.TransposeOp):
+            self.node("Transpose", ins, op.result, perm=list(op.permutation))
+        else:
+            raise ExportError(f"onnx_export: no ONNX mapping for '{op.name}'")
+
+
+def export_model(module: ModuleOp, name: str | None = None) -> onnx.ModelProto:
+    """The ONNX model of function ``name`` (default: the first) of ``module``."""
+    fns = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    fn = next(f for f in fns if name is None or f.sym_name.data == name)
+    model = _Exporter(fn).export()
+    onnx.checker.check_model(model)
+    return model
+
+
+def export(module: ModuleOp, name: str | None = None) -> bytes:
+    """Serialized ONNX model, ready for ``onnxruntime.InferenceSession``."""
+    return export_model(module, name).SerializeToString()
