@@ -7,13 +7,13 @@
 // CHECK-LABEL: func.func private @softmax_k0_softmax
 // CHECK:       %[[ROW:.*]] = memref.alloca() : memref<32xf32>
 // CHECK:       arith.maxnumf
-// CHECK:       loop.for {{.*}} iter_args(%[[ACC:.*]] = {{.*}}) -> (f32) {
+// CHECK:       scf.for {{.*}} iter_args(%[[ACC:.*]] = {{.*}}) -> (f32) {
 // CHECK:         %[[E:.*]] = math.exp
-// CHECK-NEXT:    loop.store %[[E]], %[[ROW]][{{.*}}] : memref<32xf32>
+// CHECK-NEXT:    memref.store %[[E]], %[[ROW]][{{.*}}] : memref<32xf32>
 // CHECK-NEXT:    arith.addf %[[ACC]], %[[E]] fastmath<reassoc> : f32
 // CHECK:       %[[INV:.*]] = arith.divf
-// CHECK:       loop.for
-// CHECK-NEXT:    %[[V:.*]] = loop.load %[[ROW]][{{.*}}] : memref<32xf32>
+// CHECK:       scf.for
+// CHECK-NEXT:    %[[V:.*]] = memref.load %[[ROW]][{{.*}}] : memref<32xf32>
 // CHECK-NEXT:    arith.mulf %[[V]], %[[INV]] : f32
 // CHECK-NOT:   math.exp
 // CHECK:       func.return
