@@ -512,15 +512,15 @@ class GraphOptMain(xDSLOptMain):
         name = self.get_input_name()
         frontend = self.frontend_for(ext)
         if frontend is not None:
-            chunks, warnings = [Chunk("", 0)], []
+            chunks = [Chunk("", 0)]
             self.run_frontend_chunk(chunks[0], data, frontend, timing, stats)
         else:
             chunks, warnings = split_chunks(decode_source(data), name, args.split_input_file)
+            for w in warnings:
+                print(w.format("graph-opt"), file=sys.stderr)
             verify_mode = args.verify_diagnostics
             for chunk in chunks:
                 self.run_chunk(chunk, "mlir", timing, stats, capture=verify_mode)
-        for w in warnings:
-            print(w.format("graph-opt"), file=sys.stderr)
         status = self.report_chunks(chunks, name)
         if stats is not None:
             stats.print(sys.stderr)
