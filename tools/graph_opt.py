@@ -53,6 +53,7 @@ from graphopt.tools.diagnostics import (
     UserError,
     decode_source,
     LocatedError,
+    op_location,
     diagnostics_of,
     parse_diagnostic_line,
     report,
@@ -188,20 +189,21 @@ def printer_for(stream: IO[str], elide_larger: int | None, **options: bool) -> P
 
 def check_lowered_for_llvm(module: ModuleOp) -> None:
     """``-t llvm`` prints LLVM-dialect IR only: name the passes still missing."""
-    for op in module.walk():
-        if op is module or op.name.startswith("llvm."):
-            continue
-        graph_level = any(
-            o.name.startswith(("graph.", "fused.")) for o in module.walk()
-        )
-        missing = "lower-graph-to-loop,lower-loop-to-llvm" if graph_level else "lower-loop-to-llvm"
-        level = "graph-level" if graph_level else "loop-level"
-        raise LocatedError(
-            op,
-            f"-t llvm needs LLVM-dialect IR, but the module is still {level} "
-            f"({op.name} is not lowered); add -O2 (an -O level also lowers) or "
-            f"append '{missing}' to -p",
-        )
+    left = [op for op in module.walk() if op is not module and not op.name.startswith("llvm.")]
+    if not left:
+        return
+    graph_level = any(o.name.startswith(("graph.", "fused.")) for o in left)
+    missing = "lower-graph-to-loop,lower-loop-to-llvm" if graph_level else "lower-loop-to-llvm"
+    level = "graph-level" if graph_level else "loop-level"
+    message = (
+        f"-t llvm needs LLVM-dialect IR, but the module is still {level} "
+        f"({left[0].name} is not lowered); add -O2 (an -O level also lowers) or "
+        f"append '{missing}' to -p"
+    )
+    located = next((o for o in left if op_location(o) is not None), None)
+    if located is None:
+        raise UserError(message)
+    raise LocatedError(located, message)
 
 
 class GraphOptMain(xDSLOptMain):
