@@ -113,6 +113,26 @@ class LocatedError(DiagnosticException):
         super().__init__(self.diagnostic.format("error"))
 
 
+def attach_location(
+    err: Exception,
+    op: Operation | None,
+    notes: Sequence[tuple[Operation | None, str]] = (),
+) -> Exception:
+    """Give ``err`` (of any class, keeping its type) a place and notes.
+
+    Its message becomes the formatted diagnostic, so ``str(err)`` names the
+    place too::
+
+        raise attach_location(GradientError("autodiff: ..."), op, [(user, "used here")])
+    """
+    diagnostic = diagnostic_at(op, str(err))
+    # A note is worth printing only where it names a place.
+    diagnostic.notes = [diagnostic_at(o, m, "note") for o, m in notes if op_location(o)]
+    err.diagnostic = diagnostic  # type: ignore[attr-defined]
+    err.args = (diagnostic.format("error"),)
+    return err
+
+
 class LocatedVerifyError(VerifyException):
     """A verifier failure at its op's source location."""
 
@@ -291,6 +311,8 @@ def diagnostics_of(err: BaseException, line_offset: int = 0) -> Diagnostic:
             return parse_error_diagnostic(err, line_offset)
         case LocatedVerifyError() | LocatedError():
             return err.diagnostic
+        case Exception() if isinstance(getattr(err, "diagnostic", None), Diagnostic):
+            return err.diagnostic  # type: ignore[attr-defined]
         case RecursionError():
             return Diagnostic("error", "nesting too deep: the IR is nested too deeply to process")
         case UserError() | DiagnosticException():
