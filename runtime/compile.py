@@ -65,6 +65,20 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> None:
     verify_located(module)
 
 
+def _refuse_lowering(pipeline: str) -> None:
+    """compile() lowers after ``pipeline`` itself; a pipeline that lowers
+    would leave it nothing to compile (an empty module)."""
+    from graphopt.transforms.pipelines import split_pipeline
+
+    names = [p.split("{")[0].strip() for p in split_pipeline(pipeline)] if pipeline else []
+    lowering = [n for n in names if n in ("lower-graph-to-loop", "lower-loop-to-llvm")]
+    if lowering:
+        raise UserError(
+            f"pipeline '{pipeline}' lowers the module ({', '.join(lowering)}), but "
+            "compile() lowers after the pipeline itself; give graph-level passes only"
+        )
+
+
 def compile(  # noqa: A001 - the natural name of the public entry point
     source: ModuleOp | str | os.PathLike[str],
     pipeline: str = "",
@@ -78,6 +92,9 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     A module passed in is not modified.  ``opt_level`` (0-3, or ``"O2"``,
     ``"default"``...) runs its named pipeline before ``pipeline``.
     """
+    if isinstance(llvm_opt_level, bool) or llvm_opt_level not in (0, 1, 2, 3):
+        raise UserError(f"llvm_opt_level must be 0, 1, 2 or 3, got {llvm_opt_level!r}")
+    _refuse_lowering(pipeline)
     module = source.clone() if isinstance(source, ModuleOp) else parse_file(source)
     verify_located(module)
     try:

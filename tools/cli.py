@@ -152,7 +152,7 @@ def build_pipeline(available: dict[str, PassFactory], spec: str) -> list[ModuleP
 
             raise UserError(
                 f"unknown pass '{s.name}'{did_you_mean(s.name, [*available, *NAMED_PIPELINES])} "
-                f"(--list-passes lists them)"
+                f"(graph-opt --list-passes lists them)"
             )
         cls = available[s.name]()
         _check_options(s, cls)

@@ -15,7 +15,7 @@
 // FAST-NOT: Traceback
 
 // NAME-NOT: Traceback
-// NAME: graph-opt: error: unknown pass 'O9' (--list-passes lists them)
+// NAME: graph-opt: error: unknown pass 'O9' (graph-opt --list-passes lists them)
 // NAME-NOT: Traceback
 
 // DECOMP-NOT: Traceback
@@ -27,7 +27,7 @@
 // RUNERR-NOT: Traceback
 
 // RUNNAME-NOT: Traceback
-// RUNNAME: graph-run: error: invalid pipeline 'O2,nope': Unrecognized passes: ['nope']
+// RUNNAME: graph-run: error: unknown pass 'nope' (graph-opt --list-passes lists them)
 // RUNNAME-NOT: Traceback
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

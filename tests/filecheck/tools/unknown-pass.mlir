@@ -8,7 +8,7 @@
 // RUN: not graph-opt %s --mlir-print-ir-afterall 2>&1 | filecheck %s --check-prefix=FLAG
 
 // CHECK-NOT: Traceback
-// CHECK: graph-opt: error: unknown pass 'no-such-pass' (--list-passes lists them)
+// CHECK: graph-opt: error: unknown pass 'no-such-pass' (graph-opt --list-passes lists them)
 // CHECK-NOT: Traceback
 // CHECK-NOT: builtin.module
 
