@@ -34,7 +34,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 #: Deepest nesting of operations (through regions) or of attributes (arrays,
 #: dictionaries) that the parser accepts.  The verifier, the printer and the
 #: passes recurse over the IR; this keeps them well inside Python's stack.
-MAX_NESTING = 200
+MAX_NESTING = 64
 
 SEVERITIES = ("error", "warning", "note", "remark")
 
