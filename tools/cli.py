@@ -64,19 +64,47 @@ class ArgumentParser(argparse.ArgumentParser):
 # -- pass pipelines --------------------------------------------------------------
 
 
-def _describe_type(hint: Any) -> str:
+_TYPE_WORDS = {
+    int: ("an integer", "integers"),
+    float: ("a number", "numbers"),
+    bool: ("true or false", "booleans"),
+    str: ("a string", "strings"),
+}
+
+
+def _describe_type(hint: Any, plural: bool = False) -> str:
+    """A pass option's type in words: "an integer", "a comma-separated list of strings"."""
     origin = typing.get_origin(hint)
-    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    args = [a for a in typing.get_args(hint) if a is not type(None) and a is not Ellipsis]
     if origin in (typing.Union, types.UnionType):
-        return " or ".join(_describe_type(a) for a in args)
+        return " or ".join(dict.fromkeys(_describe_type(a, plural) for a in args))
     if origin is tuple:
-        return f"a comma-separated list of {_describe_type(args[0]).removeprefix('an ').removeprefix('a ')}s"
-    return {
-        int: "an integer",
-        float: "a number",
-        bool: "true or false",
-        str: "a string",
-    }.get(hint, getattr(hint, "__name__", str(hint)))
+        return f"a comma-separated list of {_describe_type(args[0], plural=True)}"
+    words = _TYPE_WORDS.get(hint)
+    if words is None:
+        return getattr(hint, "__name__", str(hint))
+    return words[1] if plural else words[0]
+
+
+def pass_summary(cls: type) -> str:
+    """The first line of a pass's docstring, without markup."""
+    lines = (cls.__doc__ or "").strip().splitlines()
+    first = lines[0] if lines else ""
+    first = first.replace("``", "")
+    for tail in (" (see the module docstring for the trade-offs).", " (see the module docstring)."):
+        if first.endswith(tail):
+            first = first[: -len(tail)] + "."
+    return first
+
+
+def pipeline_text(passes: Sequence[ModulePass]) -> str:
+    """The expanded pipeline with every option, as -p accepts it."""
+    specs = []
+    for p in passes:
+        spec = p.pipeline_pass_spec(include_default=True)
+        params = {k.replace("_", "-"): v for k, v in spec.parameters.items()}
+        specs.append(str(ArgSpec(spec.name, params)))
+    return ",".join(specs)
 
 
 def pass_options(cls: type[ModulePass]) -> list[tuple[str, str, str | None]]:
@@ -212,7 +240,18 @@ class Timing:
     def add(self, name: str, seconds: float, depth: int = 0) -> None:
         self.rows.append((depth, name, seconds))
 
+    def begin(self, name: str, depth: int = 0) -> tuple[int, float]:
+        """Open a parent row (its children follow it); close it with :meth:`end`."""
+        self.rows.append((depth, name, 0.0))
+        return len(self.rows) - 1, time.perf_counter()
+
+    def end(self, handle: tuple[int, float]) -> None:
+        index, start = handle
+        depth, name, _ = self.rows[index]
+        self.rows[index] = (depth, name, time.perf_counter() - start)
+
     def print(self, stream: IO[str]) -> None:
+        sys.stdout.flush()
         total = time.perf_counter() - self.start
         bar = "===" + "-" * 73 + "==="
         print(bar, file=stream)

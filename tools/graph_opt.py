@@ -45,6 +45,8 @@ from graphopt.tools.cli import (
     build_pipeline,
     did_you_mean,
     pass_options,
+    pass_summary,
+    pipeline_text,
     write_output,
 )
 from graphopt.tools.diagnostics import (
@@ -317,7 +319,8 @@ class GraphOptMain(xDSLOptMain):
         p.add_argument("--print-debuginfo", action="store_true",
                        help="print locations")
         p.add_argument("--syntax-highlight", action="store_true", help=argparse.SUPPRESS)
-        p.add_argument("-v", "--version", action=VersionAction, version_format=self.version_format)
+        p.add_argument("-v", "--version", action=VersionAction, version_format=self.version_format,
+                       help="print the version and exit")
 
     def check_target(self) -> None:
         name = self.args.target.split("{")[0]
@@ -486,8 +489,7 @@ class GraphOptMain(xDSLOptMain):
             print(f"{title}:", file=stream)
             for name, factory in passes.items():
                 cls = factory()
-                doc = (cls.__doc__ or "").strip().splitlines()
-                print(f"  {name:<22}{doc[0] if doc else ''}", file=stream)
+                print(f"  {name:<22}{pass_summary(cls)}", file=stream)
                 for opt, kind, default in pass_options(cls):
                     shown = "required" if default is None else f"default {default}"
                     print(f"      {opt}: {kind}; {shown}", file=stream)
@@ -505,7 +507,7 @@ class GraphOptMain(xDSLOptMain):
             self.list_passes(sys.stdout)
             return 0
         if args.dump_pass_pipeline:
-            specs = ",".join(str(p.pipeline_pass_spec(include_default=True)) for p in self.passes)
+            specs = pipeline_text(self.passes)
             print(f"Pass Manager with {len(self.passes)} passes:", file=sys.stderr)
             print(f"builtin.module({specs})", file=sys.stderr)
         timing = Timing() if args.timing else None

@@ -267,10 +267,10 @@ class Session:
                 f"-p '{spec}' lowers the module ({', '.join(lowering)}), but graph-run "
                 "lowers after -p itself; give -p graph-level passes only"
             )
-        start = time.perf_counter()
+        group = self.timing.begin("-p passes") if self.timing is not None and passes else None
         self.instrument.run(self.ctx, module, passes)
-        if passes:
-            self.timed("-p passes", start)
+        if group is not None and self.timing is not None:
+            self.timing.end(group)
 
     def compile(self, module: ModuleOp, name: str):
         """The -O pipeline, the lowering and the LLVM compilation of ``module``."""
@@ -281,14 +281,17 @@ class Session:
         for op in list(module.ops):  # compile the entry alone
             if isinstance(op, func.FuncOp) and op.sym_name.data != name:
                 module.body.block.erase_op(op, safe_erase=False)
+        timing = self.timing
+        group = timing.begin("optimize and lower to loops") if timing is not None else None
         start = time.perf_counter()
         self.instrument.run(self.ctx, module, self.passes(self.level_spec()))
         self.instrument.run(self.ctx, module, self.passes("lower-graph-to-loop"))
-        self.timed("optimize and lower to loops", start)
+        if group is not None and timing is not None:
+            timing.end(group)
         start = time.perf_counter()
         lowered = lower_loop_to_llvm(module)
         verify_located(module)
-        self.instrument.step("lower-loop-to-llvm", time.perf_counter() - start)
+        self.instrument.step("lower-loop-to-llvm", time.perf_counter() - start, depth=0)
         if self.instrument.after_all or "lower-loop-to-llvm" in self.instrument.after:
             self.instrument.dump("After lower-loop-to-llvm", module)
         start = time.perf_counter()
