@@ -192,6 +192,25 @@ class LocatedParser(Parser):
             f"nesting too deep: more than {MAX_NESTING} nested {what}",
         )
 
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        try:
+            return super()._get_op_by_name(name)
+        except ParseError as err:
+            dialect_name, _, op_name = name.partition(".")
+            dialect = self.ctx.get_optional_dialect(dialect_name) if dialect_name else None
+            if dialect is None:
+                raise
+            import difflib
+
+            # Compare the names within the dialect: the shared prefix says nothing.
+            names = [op.name.partition(".")[2] for op in dialect.operations]
+            close = difflib.get_close_matches(op_name, names, n=1, cutoff=0.7)
+            if not close:
+                raise
+            raise ParseError(
+                err.span, f"{err.msg}; did you mean '{dialect_name}.{close[0]}'?"
+            ) from None
+
     def parse_operation(self) -> Operation:
         span = self._current_token.span
         if self._op_depth >= MAX_NESTING:

@@ -23,3 +23,8 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
 // UNKNOWN-NEXT: {{^ +\^+$}}
 // UNKNOWN-NOT: is not registered
 // UNKNOWN-NOT: Traceback
+
+// A misspelled op gets a suggestion.
+// RUN: %python -c "open(r'%t.expp.mlir', 'w').write('func.func @f(%%x: tensor<4xf32>) -> tensor<4xf32> {\n  %%y = graph.expp %%x : tensor<4xf32>\n  func.return %%y : tensor<4xf32>\n}\n')"
+// RUN: not graph-opt %t.expp.mlir 2>&1 | filecheck %s --check-prefix=MEAN
+// MEAN: expp.mlir:2:{{[0-9]+}}: error: Operation graph.expp is not registered; did you mean 'graph.exp'?
