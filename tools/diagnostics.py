@@ -323,6 +323,13 @@ def _from_message(message: str) -> Diagnostic:
     return Diagnostic("error", rest, m["file"], int(m["line"]), int(m["col"]))
 
 
+def _project_error(err: BaseException) -> bool:
+    """An error class of the project's own (``LoweringError``, ``PluginError``...)
+    describes the input; Python's built-in ones (``KeyError``...) are bugs."""
+    cls = type(err)
+    return cls.__module__.startswith("graphopt.") and cls.__name__.endswith("Error")
+
+
 def diagnostics_of(err: BaseException, line_offset: int = 0) -> Diagnostic:
     """The one diagnostic that reports ``err`` (its notes included)."""
     match err:
@@ -340,9 +347,10 @@ def diagnostics_of(err: BaseException, line_offset: int = 0) -> Diagnostic:
             return Diagnostic("error", f"cannot open '{err.filename}': no such file")
         case IsADirectoryError() | PermissionError():
             return Diagnostic("error", f"cannot open '{err.filename}': {err.strerror}")
+        case Exception() if _project_error(err):
+            return _from_message(str(err))
         case _:
-            d = Diagnostic("internal error", f"{type(err).__name__}: {err}")
-            return d
+            return Diagnostic("internal error", f"{type(err).__name__}: {err}")
 
 
 def format_parse_error(err: ParseError) -> str:
