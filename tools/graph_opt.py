@@ -20,18 +20,15 @@ import argparse
 import contextlib
 import io
 import os
-import re
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
-from xdsl.printer import Printer
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from graphopt import __version__
@@ -54,12 +51,13 @@ from graphopt.tools.diagnostics import (
     LocatedParser,
     UserError,
     decode_source,
-    LocatedError,
-    op_location,
     diagnostics_of,
     parse_diagnostic_line,
     report,
 )
+from graphopt.tools.pass_statistics import PassStatistics
+from graphopt.tools.split_input import Chunk, split_chunks
+from graphopt.tools.printing import TERMINAL_ELIDE_LARGER, check_lowered_for_llvm, printer_for
 from graphopt.tools.verify_diagnostics import AnnotationError, parse_annotations, verify
 from graphopt.transforms import project_passes
 from graphopt.transforms.pipelines import (
@@ -84,14 +82,6 @@ XDSL_ONLY_TARGETS = {
     "wgsl": "WGSL shaders",
     "csl": "Cerebras CSL",
 }
-
-#: Dense constants printed in full when stdout is not a terminal; on a
-#: terminal, those larger than this are elided (``dense_resource<__elided__>``).
-TERMINAL_ELIDE_LARGER = 16
-
-SPLIT_MARKER = re.compile(r"^[ \t]*//[ \t]*-----[ \t]*$")
-NEAR_SPLIT_MARKER = re.compile(r"^[ \t]*//[ \t]*-{3,8}[ \t]*$")
-
 
 def _prescan_plugins(args: Sequence[str]) -> list[str]:
     """``--load-plugin`` values, needed before the argument parser is built."""
@@ -126,86 +116,6 @@ def levels_help() -> str:
     lines.append("-p may be given several times: the pipelines run one after the other")
     lines.append("(-p a -p b is -p a,b).  --list-passes lists every pass and its options.")
     return "\n".join(lines)
-
-
-@dataclass
-class Chunk:
-    """One piece of the input (the whole input without --split-input-file)."""
-
-    text: str
-    line_offset: int  # lines before this chunk in the file
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    output: str | None = None
-
-
-def split_chunks(text: str, name: str, split: bool) -> tuple[list[Chunk], list[Diagnostic]]:
-    """Split at ``// -----`` lines; warn about near-miss markers such as ``// ----``."""
-    if not split:
-        return [Chunk(text, 0)], []
-    lines = text.split("\n")
-    chunks: list[Chunk] = []
-    warnings: list[Diagnostic] = []
-    start = 0
-    for i, line in enumerate(lines):
-        if SPLIT_MARKER.match(line):
-            chunks.append(Chunk("\n".join(lines[start:i]), start))
-            start = i + 1
-        elif NEAR_SPLIT_MARKER.match(line):
-            warnings.append(
-                Diagnostic(
-                    "warning",
-                    f"'{line.strip()}' is not a split marker; write '// -----' "
-                    "(five dashes) to split the input here",
-                    name, i + 1, line.index("/") + 1,
-                )
-            )
-    chunks.append(Chunk("\n".join(lines[start:]), start))
-    return chunks, warnings
-
-
-class ElidingPrinter(Printer):
-    """A printer that shows large dense constants as ``dense_resource<__elided__>``."""
-
-    elide_larger: int | None = None
-
-    def print_attribute(self, attribute: Attribute) -> None:
-        limit = self.elide_larger
-        if limit is not None and isinstance(attribute, DenseIntOrFPElementsAttr):
-            ty = attribute.type
-            count = 1
-            if isinstance(ty, TensorType):
-                for d in ty.get_shape():
-                    count *= max(d, 0)
-            if count > limit:
-                self.print_string("dense_resource<__elided__> : ")
-                self.print_attribute(ty)
-                return
-        super().print_attribute(attribute)
-
-
-def printer_for(stream: IO[str], elide_larger: int | None, **options: bool) -> Printer:
-    printer = ElidingPrinter(stream=stream, **options)
-    printer.elide_larger = elide_larger
-    return printer
-
-
-def check_lowered_for_llvm(module: ModuleOp) -> None:
-    """``-t llvm`` prints LLVM-dialect IR only: name the passes still missing."""
-    left = [op for op in module.walk() if op is not module and not op.name.startswith("llvm.")]
-    if not left:
-        return
-    graph_level = any(o.name.startswith(("graph.", "fused.")) for o in left)
-    missing = "lower-graph-to-loop,lower-loop-to-llvm" if graph_level else "lower-loop-to-llvm"
-    level = "graph-level" if graph_level else "loop-level"
-    message = (
-        f"-t llvm needs LLVM-dialect IR, but the module is still {level} "
-        f"({left[0].name} is not lowered); add -O2 (an -O level also lowers) or "
-        f"append '{missing}' to -p"
-    )
-    located = next((o for o in left if op_location(o) is not None), None)
-    if located is None:
-        raise UserError(message)
-    raise LocatedError(located, message)
 
 
 class GraphOptMain(xDSLOptMain):
@@ -576,44 +486,6 @@ class GraphOptMain(xDSLOptMain):
                     if d.severity in ("error", "internal error"):
                         status = 1
         return status
-
-
-class PassStatistics:
-    """Ops before/after each pass, erased and created (by identity), and the
-    counters a pass leaves in its ``statistics`` attribute."""
-
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, int, int, int, int, float, str]] = []
-        self._before: dict[int, object] = {}
-
-    @staticmethod
-    def _ops(module: ModuleOp) -> dict[int, object]:
-        # Keeping the ops referenced keeps their ids from being reused.
-        return {id(op): op for op in module.walk() if op is not module}
-
-    def before(self, module: ModuleOp) -> None:
-        self._before = self._ops(module)
-
-    def after(self, done: ModulePass, module: ModuleOp, seconds: float) -> None:
-        now = self._ops(module)
-        erased = sum(1 for k in self._before if k not in now)
-        created = sum(1 for k in now if k not in self._before)
-        counters = getattr(done, "statistics", None) or {}
-        extra = " ".join(f"{k}={v}" for k, v in counters.items())
-        self.rows.append((done.name, len(self._before), len(now), erased, created, seconds, extra))
-        self._before = {}
-
-    def print(self, stream: IO[str]) -> None:
-        width = max([len("pass")] + [len(r[0]) for r in self.rows])
-        print("===- Pass statistics -===", file=stream)
-        header = f"{'pass':<{width}} {'before':>7} {'after':>7} {'erased':>7} {'created':>7} {'ms':>9}  counters"
-        print(header, file=stream)
-        for name, before, after, erased, created, secs, extra in self.rows:
-            print(
-                f"{name:<{width}} {before:>7} {after:>7} {erased:>7} {created:>7} "
-                f"{secs * 1e3:>9.2f}  {extra}".rstrip(),
-                file=stream,
-            )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
