@@ -3,6 +3,7 @@
 // every annotation must be met.  A matching run exits 0.
 // RUN: graph-opt --split-input-file --verify-diagnostics %s -o /dev/null
 // RUN: graph-opt --split-input-file --verify-diagnostics -p 'fuse-ops{remarks=true}' %S/Inputs/remarks.mlir -o /dev/null
+// RUN: graph-opt --verify-diagnostics -p plan-memory %S/Inputs/notes.mlir -o /dev/null
 
 func.func @same_line(%a: tensor<8x16xf32>, %b: tensor<32x4xf32>) -> tensor<8x4xf32> {
   %r = graph.matmul %a, %b : (tensor<8x16xf32>, tensor<32x4xf32>) -> tensor<8x4xf32> // expected-error {{inner dimensions differ (8x16 vs 32x4)}}
