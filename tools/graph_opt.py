@@ -83,6 +83,10 @@ XDSL_ONLY_TARGETS = {
     "csl": "Cerebras CSL",
 }
 
+def _only_comments(text: str) -> bool:
+    return all(not line.strip() or line.lstrip().startswith("//") for line in text.split("\n"))
+
+
 def _prescan_plugins(args: Sequence[str]) -> list[str]:
     """``--load-plugin`` values, needed before the argument parser is built."""
     specs: list[str] = []
@@ -298,6 +302,8 @@ class GraphOptMain(xDSLOptMain):
         if file_extension != "mlir" and file_extension in self.available_frontends:
             return super().parse_chunk(chunk, file_extension, start_offset)
         text = decode_source(chunk.read())
+        if not self.args.no_implicit_module and _only_comments(text):
+            return ModuleOp([])  # as mlir-opt: an empty input is an empty module
         parser = LocatedParser(self.ctx, text, self.get_input_name(), start_offset)
         return parser.parse_module(not self.args.no_implicit_module)
 

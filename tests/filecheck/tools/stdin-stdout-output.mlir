@@ -26,3 +26,9 @@
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   func.return %x : tensor<4xf32>
 }
+
+// An empty input (or one of comments only) is an empty module, as in mlir-opt.
+// RUN: %python -c "open(r'%t.empty.mlir', 'w').write('// nothing here\n')"
+// RUN: graph-opt %t.empty.mlir | filecheck %s --check-prefix=EMPTY
+// EMPTY: builtin.module {
+// EMPTY-NEXT: }
