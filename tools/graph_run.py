@@ -218,7 +218,13 @@ class Session:
         self.ctx = project_context()
         self.timing = Timing() if args.timing else None
         self.progress = Progress("graph-run", args.progress)
-        self.instrument = Instrumentation(args, timing=self.timing, progress=self.progress)
+        from graphopt.tools.printing import printer_for
+
+        limit = args.elide_larger if args.elide_larger is not None and args.elide_larger >= 0 else None
+        self.instrument = Instrumentation(
+            args, timing=self.timing, progress=self.progress,
+            printer=lambda m, stream: printer_for(stream, limit).print_op(m),
+        )
 
     def timed(self, name: str, start: float, depth: int = 0) -> None:
         self.instrument.step(name, time.perf_counter() - start, depth)

@@ -21,6 +21,9 @@
 // IR: fused.group
 // IR: // -----// IR Dump Before lower-graph-to-loop //----- //
 // IR: output 0: (4, 8) float32
+// RUN: graph-run %examples/mlp.mlir --mlir-print-ir-before=lower-graph-to-loop --mlir-elide-elementsattrs-if-larger=16 2>&1 | filecheck %s --check-prefix=ELIDE
+// ELIDE: IR Dump Before lower-graph-to-loop
+// ELIDE: graph.constant dense_resource<__elided__> : tensor<16x32xf32>
 
 // RUN: graph-run %s -O1 --progress=always 2>&1 >/dev/null | filecheck %s --check-prefix=PROGRESS
 // PROGRESS: graph-run: parse {{[0-9.]+}} s
