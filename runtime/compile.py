@@ -120,6 +120,8 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     in bounds with a check: a call that goes out of bounds raises
     ``BoundsError`` instead of touching memory it does not own.
     """
+    if isinstance(llvm_opt_level, bool) or llvm_opt_level not in (0, 1, 2, 3):
+        raise UserError(f"llvm_opt_level must be 0, 1, 2 or 3, got {llvm_opt_level!r}")
     module = lowered_module(
         source, pipeline, opt_level=opt_level,
         max_inline_constant_bytes=max_inline_constant_bytes, bounds_check=bounds_check,

@@ -1,52 +1,90 @@
 """``graph-opt``: the project's ``mlir-opt``, built on xDSL's ``xDSLOptMain``.
 
-Every xDSL dialect, pass and target stays available; the project's dialects
-and passes are added, and so are those of plugins (``--load-plugin`` and the
-``graphopt.plugins`` entry-point group).  User errors print one diagnostic and
-exit 1 (see ``graphopt.tools.diagnostics``).
+Every xDSL dialect and pass stays available; the project's dialects and
+passes are added, and so are those of plugins (``--load-plugin`` and the
+``graphopt.plugins`` entry-point group).  User errors print one diagnostic
+``file:line:col: error: ...`` (or ``graph-opt: error: ...``) and exit 1 (see
+``graphopt.tools.diagnostics``).
 
-Optimization levels and named pipelines (``graphopt.transforms.pipelines``):
-
-* ``-O0`` .. ``-O3`` run a named pipeline; ``-p`` passes run *after* it
-  (``-O2 -p x`` is O2 then x).  With ``-t llvm``, an ``-O`` level also lowers
-  (``lower-graph-to-loop,lower-loop-to-llvm``) unless ``-p`` already does, so
-  ``graph-opt -O2 -t llvm`` prints what ``graphopt.compile(..., opt_level=2)``
-  compiles.
-* ``-p default`` (= ``O2``), ``-p O1`` ...: named pipelines inside a spec.
-
-Debugging: ``--print-ir-after-all`` (IR on stderr after every pass),
-``--time-passes`` (seconds per pass), ``--pass-statistics`` (a table on stderr:
-ops before/after, erased, created, and the pass's own counters such as ops
-folded).
+The driver reads the input (a file of any extension, or ``-``/nothing for
+stdin) as MLIR unless a frontend is registered for its extension, splits it
+with ``--split-input-file``, and for each chunk parses, runs the pipeline and
+prints; ``--verify-diagnostics`` checks the diagnostics against the chunk's
+``expected-*`` annotations.  ``-o FILE`` is written atomically, and only when
+every chunk succeeded.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import os
 import sys
 import time
 from collections.abc import Sequence
 from typing import IO
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
-from xdsl.utils.exceptions import ArgSpecParseError
-from xdsl.xdsl_opt_main import xDSLOptMain
+from xdsl.ir import Attribute
+from xdsl.passes import ModulePass
+from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from graphopt import __version__
 from graphopt.dialects import project_dialects
 from graphopt.plugins import REGISTRY, PluginError, load_entry_point_plugins, load_plugin
-from graphopt.tools.diagnostics import LocatedParser, UserError, report, verify_located
+from graphopt.tools.cli import (
+    ArgumentParser,
+    Instrumentation,
+    Timing,
+    add_debug_arguments,
+    build_pipeline,
+    did_you_mean,
+    pass_options,
+    pass_summary,
+    pipeline_text,
+    write_output,
+)
+from graphopt.tools.diagnostics import (
+    Diagnostic,
+    LocatedParser,
+    UserError,
+    decode_source,
+    diagnostics_of,
+    parse_diagnostic_line,
+    report,
+)
+from graphopt.tools.pass_statistics import PassStatistics
+from graphopt.tools.split_input import Chunk, split_chunks
+from graphopt.tools.printing import TERMINAL_ELIDE_LARGER, check_lowered_for_llvm, printer_for
+from graphopt.tools.verify_diagnostics import AnnotationError, parse_annotations, verify
 from graphopt.transforms import project_passes
 from graphopt.transforms.pipelines import (
+    LEVELS,
     PipelineError,
     combine,
     expand_named_pipelines,
     normalize_level,
+    pipeline_passes,
     pipeline_spec,
     with_lowering,
 )
+
+#: Targets inherited from xDSL that print only xDSL's own low-level dialects
+#: (x86, RISC-V, ARM, Metal, WebAssembly, WGSL, Cerebras), never graph IR.
+XDSL_ONLY_TARGETS = {
+    "x86-asm": "x86 assembly",
+    "riscv-asm": "RISC-V assembly",
+    "arm-asm": "ARM assembly",
+    "mps": "Apple MPS",
+    "wat": "WebAssembly text",
+    "wgsl": "WGSL shaders",
+    "csl": "Cerebras CSL",
+}
+
+def _only_comments(text: str) -> bool:
+    return all(not line.strip() or line.lstrip().startswith("//") for line in text.split("\n"))
 
 
 def _prescan_plugins(args: Sequence[str]) -> list[str]:
@@ -60,18 +98,62 @@ def _prescan_plugins(args: Sequence[str]) -> list[str]:
     return specs
 
 
+def load_plugins(argv: Sequence[str]) -> None:
+    """Entry-point plugins, then each ``--load-plugin``."""
+    try:
+        load_entry_point_plugins(REGISTRY)
+        for spec in _prescan_plugins(argv):
+            load_plugin(spec, REGISTRY)
+    except PluginError as err:
+        raise UserError(str(err)) from None
+
+
+def levels_help() -> str:
+    """What ``-O0`` .. ``-O3`` and ``default`` run, for ``--help``."""
+    lines = ["optimization levels (-O runs first, then -p):"]
+    for level in LEVELS:
+        passes = ", ".join(pipeline_passes(level)) or "no passes"
+        lines.append(f"  -{level}  {passes}")
+    lines.append("  'default' (usable in -p) is -O2; with -t llvm, -O<n> also lowers")
+    lines.append("  (lower-graph-to-loop, lower-loop-to-llvm) unless -p already does.")
+    lines.append("")
+    lines.append("-p may be given several times: the pipelines run one after the other")
+    lines.append("(-p a -p b is -p a,b).  --list-passes lists every pass and its options.")
+    return "\n".join(lines)
+
+
 class GraphOptMain(xDSLOptMain):
     version_format = f"graph-opt {__version__} (xDSL {{xdsl_version}})"
 
     def __init__(self, args: Sequence[str] | None = None):
         argv = list(sys.argv[1:] if args is None else args)
-        try:
-            load_entry_point_plugins(REGISTRY)
-            for spec in _prescan_plugins(argv):
-                load_plugin(spec, REGISTRY)
-        except PluginError as err:
-            raise UserError(str(err)) from None
-        super().__init__(description="graph-opt: the graph-opt optimizer driver", args=argv)
+        load_plugins(argv)
+        # xDSLOptMain.__init__, with graph-opt's own argument parser.
+        self.available_frontends = {}
+        self.available_passes = {}
+        self.available_targets = {}
+        self.ctx = Context()
+        self.register_all_dialects()
+        self.register_all_frontends()
+        self.register_all_passes()
+        self.register_all_targets()
+        self.arg_parser = ArgumentParser(
+            prog="graph-opt",
+            description="graph-opt: the graph-opt optimizer driver",
+            epilog=levels_help(),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        self.register_all_arguments(self.arg_parser)
+        self.args = self.arg_parser.parse_args(args=argv)
+        self.ctx.allow_unregistered = self.args.allow_unregistered_dialect
+        if self.args.disable_verify:
+            from xdsl.xdsl_opt_main import _empty_post_init
+
+            Attribute.__post_init__ = _empty_post_init  # type: ignore[method-assign]
+        if self.args.list_passes:
+            return
+        self.check_target()
+        self.setup_pipeline()
 
     # -- registration -------------------------------------------------------
 
@@ -88,6 +170,8 @@ class GraphOptMain(xDSLOptMain):
 
     def register_all_targets(self) -> None:
         super().register_all_targets()
+        for name in XDSL_ONLY_TARGETS:
+            self.available_targets.pop(name, None)
 
         def dot_target():
             from graphopt.tools.dot_target import DotTarget
@@ -117,51 +201,76 @@ class GraphOptMain(xDSLOptMain):
         return super().output_resulting_program(prog)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
-        super().register_all_arguments(arg_parser)
-        arg_parser.add_argument(
-            "--load-plugin",
-            action="append",
-            default=[],
-            metavar="PATH_OR_MODULE",
-            help="load a plugin (a .py file or a module name); repeatable",
-        )
-        arg_parser.add_argument(
-            "--print-ir-after-all",
-            action="store_true",
-            help="print the IR to stderr after every pass",
-        )
-        arg_parser.add_argument(
-            "-O",
-            dest="opt_level",
-            metavar="LEVEL",
-            default=None,
-            help="optimization level 0-3 (-O0 .. -O3); runs before -p passes",
-        )
-        arg_parser.add_argument(
-            "--pass-statistics",
-            action="store_true",
-            help="print per-pass statistics (ops erased, created, folded...) to stderr",
-        )
+        p = arg_parser
+        p.add_argument("input_file", nargs="?", help="input file ('-' or none: stdin), read as MLIR")
+        p.add_argument("-f", "--frontend", choices=list(self.available_frontends),
+                       help="read the input with this frontend instead of by its extension")
+        p.add_argument("-t", "--target", default="mlir",
+                       help=f"output format: {', '.join(self.available_targets)} (default: mlir)")
+        p.add_argument("-o", "--output-file", metavar="FILE",
+                       help="write the output to FILE ('-': stdout), only if the run succeeds")
+        p.add_argument("-p", "--passes", action="append", default=[], metavar="PIPELINE",
+                       help="pass pipeline, e.g. 'canonicalize,fuse-ops{max-depth=4}'; repeatable (appends)")
+        p.add_argument("-O", dest="opt_level", metavar="LEVEL", default=None,
+                       help="optimization level 0-3 (-O0 .. -O3); runs before -p passes")
+        p.add_argument("--list-passes", action="store_true",
+                       help="list every pass with its description and options, and exit")
+        p.add_argument("--dump-pass-pipeline", action="store_true",
+                       help="print the expanded pass pipeline to stderr")
+        p.add_argument("--load-plugin", action="append", default=[], metavar="PATH_OR_MODULE",
+                       help="load a plugin (a .py file or a module name); repeatable")
+        p.add_argument("--split-input-file", action="store_true",
+                       help="process each '// -----' separated chunk of the input on its own")
+        p.add_argument("--verify-diagnostics", action="store_true",
+                       help="check diagnostics against expected-error/warning/note/remark "
+                       "annotations; exit 1 on any mismatch")
+        p.add_argument("--parsing-diagnostics", action="store_true",
+                       help="print parse errors to stdout and exit 0 (xDSL's style)")
+        p.add_argument("--print-diagnostics", action="store_true",
+                       help="print every diagnostic to stdout and exit 0, for FileCheck "
+                       "(xDSL's --verify-diagnostics)")
+        p.add_argument("--pass-statistics", action="store_true",
+                       help="print per-pass statistics (ops erased, created, folded...) to stderr")
+        add_debug_arguments(p)
+        p.add_argument("--print-between-passes", dest="print_ir_after_all",
+                       action="store_true", help=argparse.SUPPRESS)
+        p.add_argument("--disable-verify", action="store_true",
+                       help="do not verify the IR after parsing and after each pass")
+        p.add_argument("--allow-unregistered-dialect", action="store_true",
+                       help="allow ops of unregistered dialects")
+        p.add_argument("--no-implicit-module", action="store_true",
+                       help="do not wrap the input in a builtin.module")
+        p.add_argument("--print-op-generic", action="store_true",
+                       help="print operations in the generic format")
+        p.add_argument("--print-no-properties", action="store_true",
+                       help="print properties as attributes")
+        p.add_argument("--print-debuginfo", action="store_true",
+                       help="print locations")
+        p.add_argument("--syntax-highlight", action="store_true", help=argparse.SUPPRESS)
+        p.add_argument("-v", "--version", action=VersionAction, version_format=self.version_format,
+                       help="print the version and exit")
 
-    # -- parsing with source locations ---------------------------------------
-
-    def parse_chunk(
-        self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
-    ) -> ModuleOp | None:
-        if file_extension != "mlir":
-            return super().parse_chunk(chunk, file_extension, start_offset)
-        text = chunk.read().decode("utf-8", errors="replace")
-        parser = LocatedParser(self.ctx, text, self.get_input_name(), start_offset)
-        return parser.parse_module(not self.args.no_implicit_module)
+    def check_target(self) -> None:
+        name = self.args.target.split("{")[0]
+        if name in self.available_targets:
+            return
+        known = ", ".join(self.available_targets)
+        if name in XDSL_ONLY_TARGETS:
+            raise UserError(
+                f"target '{name}' prints {XDSL_ONLY_TARGETS[name]} from xDSL's own "
+                f"low-level dialects, not graph IR; graph-opt's targets are: {known}"
+            )
+        raise UserError(f"unknown target '{name}'{did_you_mean(name, self.available_targets)} "
+                        f"(targets: {known})")
 
     # -- the pipeline --------------------------------------------------------
 
     def pipeline_text(self) -> str:
-        """The ``-O`` pipeline, then ``-p``, with named pipelines expanded."""
+        """The ``-O`` pipeline, then each ``-p``, with named pipelines expanded."""
         args = self.args
         try:
             level = pipeline_spec(normalize_level(f"-O{args.opt_level}")) if args.opt_level else ""
-            spec = combine(level, expand_named_pipelines(args.passes))
+            spec = combine(level, *(expand_named_pipelines(p) for p in args.passes))
         except PipelineError as err:
             raise UserError(str(err)) from None
         if args.opt_level and args.target in ("llvm", "obj"):
@@ -169,95 +278,235 @@ class GraphOptMain(xDSLOptMain):
         return spec
 
     def setup_pipeline(self) -> None:
+        self.passes: list[ModulePass] = build_pipeline(self.available_passes, self.pipeline_text())
+
+    # -- input ----------------------------------------------------------------
+
+    def get_input_name(self) -> str:
+        name = self.args.input_file
+        return "<stdin>" if name in (None, "-") else name
+
+    def read_input(self) -> tuple[bytes, str]:
+        """The input's bytes and its extension (``mlir`` for stdin)."""
+        name = self.args.input_file
+        if name in (None, "-"):
+            return sys.stdin.buffer.read(), "mlir"
+        if os.path.isdir(name):
+            raise UserError(f"cannot open '{name}': it is a directory")
+        with open(name, "rb") as f:
+            data = f.read()
+        ext = os.path.splitext(name)[1].lstrip(".")
+        return data, ext
+
+    def frontend_for(self, ext: str) -> str | None:
+        """The non-MLIR frontend for this input, if any (``-f`` or the extension)."""
+        chosen = self.args.frontend or ext
+        if chosen != "mlir" and chosen in self.available_frontends:
+            return chosen
+        return None
+
+    def parse_chunk(
+        self, chunk: IO[bytes], file_extension: str, start_offset: int = 0
+    ) -> ModuleOp | None:
+        if file_extension != "mlir" and file_extension in self.available_frontends:
+            return super().parse_chunk(chunk, file_extension, start_offset)
+        text = decode_source(chunk.read())
+        if not self.args.no_implicit_module and _only_comments(text):
+            return ModuleOp([])  # as mlir-opt: an empty input is an empty module
+        parser = LocatedParser(self.ctx, text, self.get_input_name(), start_offset)
+        return parser.parse_module(not self.args.no_implicit_module)
+
+    # -- one chunk -------------------------------------------------------------
+
+    def process(self, module: ModuleOp, timing: Timing | None, stats: PassStatistics | None) -> str:
+        """Run the passes on ``module`` and return its printed form."""
         args = self.args
-        timer = time.perf_counter()
-        spec = self.pipeline_text()
-        stats = PassStatistics() if args.pass_statistics else None
+        instrument = Instrumentation(
+            args, timing=timing, verify=not args.disable_verify,
+            printer=lambda m, s: printer_for(s, self.elide_larger()).print_op(m),
+            observers=[stats] if stats is not None else [],
+        )
+        if timing is not None:
+            timing.add("Pipeline", 0.0)
+            head = len(timing.rows) - 1
+            start = time.perf_counter()
+        instrument.run(self.ctx, module, self.passes)
+        if timing is not None:
+            timing.rows[head] = (0, "Pipeline", time.perf_counter() - start)
+            start = time.perf_counter()
+        text = self.output_resulting_program(module)
+        if timing is not None:
+            timing.add("Output", time.perf_counter() - start)
+        return text
 
-        def callback(
-            previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
-        ) -> None:
-            nonlocal timer
-            if previous is not None:
-                elapsed = time.perf_counter() - timer
-                if stats is not None:
-                    stats.after(previous, module, elapsed)
-                    if following is None:
-                        stats.print(sys.stderr)
-                if args.time_passes:
-                    print(f"Pass {previous.name} took {elapsed:.6f} seconds", file=sys.stderr)
-                if args.print_ir_after_all:
-                    print(f"// -----// IR Dump After {previous.name} //----- //", file=sys.stderr)
-                    Printer(stream=sys.stderr).print_op(module)
-                    print(file=sys.stderr)
-            if not args.disable_verify:
-                verify_located(module)
-            if previous and following and args.print_between_passes:
-                print(f"IR after {previous.name}:")
-                Printer(stream=sys.stdout).print_op(module)
-                print("\n\n\n")
-            if stats is not None and following is not None:
-                stats.before(module)
-            timer = time.perf_counter()
+    def elide_larger(self) -> int | None:
+        if self.args.elide_larger is not None:
+            return self.args.elide_larger if self.args.elide_larger >= 0 else None
+        to_terminal = self.args.output_file in (None, "-") and sys.stdout.isatty()
+        return TERMINAL_ELIDE_LARGER if to_terminal else None
 
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        name = self.args.target.split("{")[0]
+        if name == "llvm":
+            check_lowered_for_llvm(prog)
+        if name != "mlir":
+            return super().output_resulting_program(prog)
+        out = io.StringIO()
+        printer = printer_for(
+            out, self.elide_larger(),
+            print_generic_format=self.args.print_op_generic,
+            print_properties_as_attributes=self.args.print_no_properties,
+            print_debuginfo=self.args.print_debuginfo,
+        )
+        printer.print_op(prog)
+        printer.print_metadata(self.ctx.loaded_dialects)
+        out.write("\n\n")
+        return out.getvalue()
+
+    def run_chunk(self, chunk: Chunk, ext: str, timing: Timing | None,
+                  stats: PassStatistics | None, capture: bool) -> None:
+        """Parse, transform and print one chunk; failures become diagnostics.
+
+        With ``capture``, diagnostics that passes print to stderr (remarks,
+        warnings) are collected for --verify-diagnostics as well.
+        """
+        stderr = io.StringIO()
+        redirect = contextlib.redirect_stderr(stderr) if capture else contextlib.nullcontext()
+        failure: Diagnostic | None = None
         try:
-            self.pipeline = PassPipeline.parse_spec(self.available_passes, spec, callback)
-        except ArgSpecParseError as err:
-            raise UserError(f"invalid pass pipeline '{args.passes}': {err}") from None
-        except ValueError as err:
-            raise UserError(_pass_error_message(str(err), self.available_passes)) from None
-        except TypeError as err:
-            raise UserError(f"invalid pass option in '{args.passes}': {err}") from None
+            with redirect:
+                start = time.perf_counter()
+                module = self.parse_chunk(io.BytesIO(chunk.text.encode()), ext, chunk.line_offset)
+                if timing is not None:
+                    timing.add("Parser", time.perf_counter() - start)
+                if module is not None:
+                    chunk.output = self.process(module, timing, stats)
+        except (KeyboardInterrupt, BrokenPipeError):
+            raise
+        except Exception as err:  # noqa: BLE001 - each failure is one diagnostic
+            failure = diagnostics_of(err, chunk.line_offset)
+            if failure.severity == "internal error":
+                raise
+        finally:
+            for line in stderr.getvalue().splitlines():
+                d = parse_diagnostic_line(line)
+                if d is None:
+                    print(line, file=sys.stderr)
+                elif d.severity == "note" and chunk.diagnostics:
+                    chunk.diagnostics[-1].notes.append(d)
+                else:
+                    chunk.diagnostics.append(d)
+        if failure is not None:
+            chunk.diagnostics.append(failure)
 
+    # -- the whole run -------------------------------------------------------
 
-class PassStatistics:
-    """Ops before/after each pass, erased and created (by identity), and the
-    counters a pass leaves in its ``statistics`` attribute."""
+    def list_passes(self, stream: IO[str]) -> None:
+        """``--list-passes``: project and plugin passes with options, then xDSL's."""
+        project = project_passes()
+        groups = [
+            ("graph-opt passes", {n: project[n] for n in project}),
+            ("plugin passes", dict(REGISTRY.passes)),
+        ]
+        for title, passes in groups:
+            if not passes:
+                continue
+            print(f"{title}:", file=stream)
+            for name, factory in passes.items():
+                cls = factory()
+                print(f"  {name:<22}{pass_summary(cls)}", file=stream)
+                for opt, kind, default in pass_options(cls):
+                    shown = "required" if default is None else f"default {default}"
+                    print(f"      {opt}: {kind}; {shown}", file=stream)
+        print("named pipelines (in -p, or as -O<n>):", file=stream)
+        for level in (*LEVELS, "default"):
+            print(f"  {level:<22}{pipeline_spec(level) or '(no passes)'}", file=stream)
+        print("xDSL passes:", file=stream)
+        own = set(project) | set(REGISTRY.passes)
+        for name in sorted(n for n in self.available_passes if n not in own):
+            print(f"  {name}", file=stream)
 
-    def __init__(self) -> None:
-        self.rows: list[tuple[str, int, int, int, int, float, str]] = []
-        self._before: dict[int, object] = {}
+    def run(self) -> int:  # type: ignore[override]
+        args = self.args
+        if args.list_passes:
+            self.list_passes(sys.stdout)
+            return 0
+        if args.dump_pass_pipeline:
+            specs = pipeline_text(self.passes)
+            print(f"Pass Manager with {len(self.passes)} passes:", file=sys.stderr)
+            print(f"builtin.module({specs})", file=sys.stderr)
+        timing = Timing() if args.timing else None
+        stats = PassStatistics() if args.pass_statistics else None
+        data, ext = self.read_input()
+        name = self.get_input_name()
+        frontend = self.frontend_for(ext)
+        if frontend is not None:
+            chunks = [Chunk("", 0)]
+            self.run_frontend_chunk(chunks[0], data, frontend, timing, stats)
+        else:
+            chunks, warnings = split_chunks(decode_source(data), name, args.split_input_file)
+            for w in warnings:
+                print(w.format("graph-opt"), file=sys.stderr)
+            verify_mode = args.verify_diagnostics
+            for chunk in chunks:
+                self.run_chunk(chunk, "mlir", timing, stats, capture=verify_mode)
+        status = self.report_chunks(chunks, name)
+        if stats is not None:
+            stats.print(sys.stderr)
+        outputs = [c.output for c in chunks if c.output is not None]
+        text = "// -----\n".join(outputs)
+        if status == 0 or args.output_file in (None, "-"):
+            write_output(args.output_file, text)
+        if timing is not None:
+            timing.print(sys.stderr)
+        return status
 
-    @staticmethod
-    def _ops(module: ModuleOp) -> dict[int, object]:
-        # Keeping the ops referenced keeps their ids from being reused.
-        return {id(op): op for op in module.walk() if op is not module}
+    def run_frontend_chunk(self, chunk: Chunk, data: bytes, frontend: str,
+                           timing: Timing | None, stats: PassStatistics | None) -> None:
+        try:
+            module = self.parse_chunk(io.BytesIO(data), frontend, 0)
+            if module is not None:
+                chunk.output = self.process(module, timing, stats)
+        except Exception as err:  # noqa: BLE001
+            chunk.diagnostics.append(diagnostics_of(err))
+            if chunk.diagnostics[-1].severity == "internal error":
+                raise
 
-    def before(self, module: ModuleOp) -> None:
-        self._before = self._ops(module)
-
-    def after(self, done: ModulePass, module: ModuleOp, seconds: float) -> None:
-        now = self._ops(module)
-        erased = sum(1 for k in self._before if k not in now)
-        created = sum(1 for k in now if k not in self._before)
-        counters = getattr(done, "statistics", None) or {}
-        extra = " ".join(f"{k}={v}" for k, v in counters.items())
-        self.rows.append((done.name, len(self._before), len(now), erased, created, seconds, extra))
-        self._before = {}
-
-    def print(self, stream: IO[str]) -> None:
-        width = max([len("pass")] + [len(r[0]) for r in self.rows])
-        print("===- Pass statistics -===", file=stream)
-        header = f"{'pass':<{width}} {'before':>7} {'after':>7} {'erased':>7} {'created':>7} {'ms':>9}  counters"
-        print(header, file=stream)
-        for name, before, after, erased, created, secs, extra in self.rows:
-            print(
-                f"{name:<{width}} {before:>7} {after:>7} {erased:>7} {created:>7} "
-                f"{secs * 1e3:>9.2f}  {extra}".rstrip(),
-                file=stream,
-            )
-
-
-def _pass_error_message(message: str, available: dict[str, object]) -> str:
-    if message.startswith("Unrecognized passes"):
-        return f"{message.replace('Unrecognized passes', 'unknown pass')}; run graph-opt --help for the list"
-    return f"invalid pass option: {message}"
+    def report_chunks(self, chunks: list[Chunk], name: str) -> int:
+        """Print the diagnostics (or check them); the exit status."""
+        args = self.args
+        status = 0
+        for chunk in chunks:
+            if args.verify_diagnostics:
+                try:
+                    expected = parse_annotations(chunk.text, chunk.line_offset)
+                except AnnotationError as err:
+                    line, _, message = str(err).partition(": ")
+                    print(Diagnostic("error", message, name, int(line), 1).format("graph-opt"),
+                          file=sys.stderr)
+                    status = 1
+                    continue
+                problems = verify(name, expected, chunk.diagnostics)
+                for d in problems:
+                    print(d.format("graph-opt"), file=sys.stderr)
+                if problems:
+                    status = 1
+                continue
+            legacy = args.print_diagnostics or args.parsing_diagnostics
+            for d in chunk.diagnostics:
+                if legacy and (args.print_diagnostics or d.legacy):
+                    print(d.legacy or d.format("graph-opt"))
+                else:
+                    print(d.format("graph-opt"), file=sys.stderr)
+                    if d.severity in ("error", "internal error"):
+                        status = 1
+        return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         tool = GraphOptMain(args=argv)
-        tool.run()
+        return tool.run()
     except SystemExit as exc:  # argparse, --version
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
     except BrokenPipeError:
@@ -266,7 +515,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(err, KeyboardInterrupt):
             return 130
         return report("graph-opt", err)
-    return 0
 
 
 if __name__ == "__main__":

@@ -4,11 +4,17 @@
               [--output out.npz] [--check] [--bench N] [-O LEVEL] [-p PIPELINE]
 
 It prints a one-line summary of each output.  ``--check`` compares with the
-reference interpreter (f32: rtol 1e-4, atol 1e-5; f64: rtol 1e-9, atol 1e-12;
-integers and booleans exactly) and exits 1 on a mismatch.  ``--bench N``
-prints the median latency of the compiled code and of the interpreter.
-``-O0`` .. ``-O3`` run a named optimization pipeline before the ``-p`` passes
-(``-p`` also accepts pipeline names such as ``default``).
+reference interpreter with tolerances that fit the data (see
+``graphopt.tools.run_check``: against a float64 reference, allowing a small
+multiple of the float32 reference's own error; integers and booleans exactly)
+and exits 1 on a mismatch, naming the worst element.  ``--bench N`` prints the
+median latency of the compiled code and of the interpreter.  ``-p`` passes run
+first (they may create the entry, e.g. autodiff's ``@f_grad``), then the
+``-O0`` .. ``-O3`` pipeline, then the lowering and the LLVM compilation.  The
+debugging flags are graph-opt's (``--mlir-timing``, ``--mlir-print-ir-*``,
+``--load-plugin``); on a terminal, a compile longer than a second shows its
+steps on stderr.  ``--output`` is written, atomically, only when the run
+succeeds.
 """
 
 from __future__ import annotations
@@ -17,58 +23,115 @@ import argparse
 import statistics
 import sys
 import time
+import zipfile
+import zlib
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from graphopt import __version__
 from graphopt.dialects.graph_base import numpy_dtype
-from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function
-from graphopt.lowering.graph_to_loop import check_signature
 from graphopt.lowering.kernel_emitter import LoweringError
+from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function
+from graphopt.tools.cli import (
+    ArgumentParser,
+    Instrumentation,
+    Progress,
+    Timing,
+    add_debug_arguments,
+    build_pipeline,
+    write_output,
+)
 from graphopt.tools.diagnostics import UserError, report
+from graphopt.tools.run_check import compare, computes_in_f32, float64_reference
 
-TOLERANCES = {np.dtype(np.float32): (1e-4, 1e-5), np.dtype(np.float64): (1e-9, 1e-12)}
+LOWERING_PASSES = ("lower-graph-to-loop", "lower-loop-to-llvm")
+
+
+# -- inputs ----------------------------------------------------------------------
 
 
 def random_inputs(fn: func.FuncOp, seed: int) -> list[np.ndarray]:
-    """Standard-normal floats, small integers and fair booleans, per argument."""
+    """Standard-normal floats, small integers and fair booleans, per argument,
+    drawn directly in the argument's dtype (no float64 temporaries)."""
     rng = np.random.default_rng(seed)
     arrays: list[np.ndarray] = []
     for t in fn.function_type.inputs.data:
         assert isinstance(t, TensorType)
         shape = tuple(t.get_shape())
         dtype = numpy_dtype(t.element_type)
-        if dtype.kind == "f":
-            arrays.append(rng.standard_normal(shape).astype(dtype))
+        if dtype in (np.float32, np.float64):
+            arrays.append(rng.standard_normal(shape, dtype=dtype))
+        elif dtype.kind == "f":
+            arrays.append(rng.standard_normal(shape, dtype=np.float32).astype(dtype))
         elif dtype.kind == "b":
-            arrays.append(rng.random(shape) < 0.5)
+            arrays.append(rng.integers(0, 2, size=shape, dtype=np.bool_))
         else:
-            arrays.append(rng.integers(-8, 8, size=shape).astype(dtype))
+            arrays.append(rng.integers(-8, 8, size=shape, dtype=dtype))
     return arrays
+
+
+def _read_array(data: np.lib.npyio.NpzFile, key: str, path: str) -> np.ndarray:
+    try:
+        array = data[key]
+    except ValueError as err:
+        if "allow_pickle" in str(err):
+            raise UserError(
+                f"'{path}': array '{key}' holds Python objects; save numeric arrays "
+                "(np.savez with arrays of numbers or booleans)"
+            ) from None
+        raise UserError(f"cannot read array '{key}' from '{path}': {err}") from None
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, KeyError) as err:
+        raise UserError(f"cannot read array '{key}' from '{path}': it is corrupt ({err})") from None
+    if array.dtype.kind not in "biuf":
+        raise UserError(f"'{path}': array '{key}' has dtype {array.dtype}, not a number type")
+    return array
 
 
 def load_inputs(path: str, fn: func.FuncOp) -> list[np.ndarray]:
-    """Inputs from an ``.npz``: keyed by argument name, or ``arg0``, ``arg1``..."""
+    """Inputs from an ``.npz`` (keyed by argument name, or ``arg0``, ``arg1``...),
+    or from an ``.npy`` when the function takes one argument."""
     try:
-        data = np.load(path)
+        data = np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise UserError(f"cannot open '{path}': no such file") from None
-    except Exception as err:  # not an npz
+    except IsADirectoryError:
+        raise UserError(f"cannot open '{path}': it is a directory") from None
+    except ValueError as err:
+        if "allow_pickle" in str(err):
+            raise UserError(f"'{path}' holds Python objects; save numeric arrays") from None
         raise UserError(f"cannot read inputs from '{path}': {err}") from None
-    arrays: list[np.ndarray] = []
-    for i, arg in enumerate(fn.body.block.args):
-        keys = [k for k in (arg.name_hint, f"arg{i}") if k]
-        found = next((k for k in keys if k in data.files), None)
-        if found is None:
+    except Exception as err:  # noqa: BLE001 - not an npz or npy
+        raise UserError(f"cannot read inputs from '{path}': {err}") from None
+    args = fn.body.block.args
+    if isinstance(data, np.ndarray):
+        if len(args) != 1:
             raise UserError(
-                f"'{path}' has no array for argument {i} (tried {', '.join(keys)}; "
-                f"it holds {', '.join(data.files) or 'nothing'})"
+                f"'{path}' holds one array, but @{fn.sym_name.data} takes {len(args)} "
+                "inputs; save them in one .npz"
             )
-        arrays.append(data[found])
+        if data.dtype.kind not in "biuf":
+            raise UserError(f"'{path}' has dtype {data.dtype}, not a number type")
+        return [data]
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise UserError(f"cannot read inputs from '{path}': not an .npz or .npy file")
+    with data:
+        arrays: list[np.ndarray] = []
+        for i, arg in enumerate(args):
+            keys = [k for k in (arg.name_hint, f"arg{i}") if k]
+            found = next((k for k in keys if k in data.files), None)
+            if found is None:
+                raise UserError(
+                    f"'{path}' has no array for argument {i} (tried {', '.join(keys)}; "
+                    f"it holds {', '.join(data.files) or 'nothing'})"
+                )
+            arrays.append(_read_array(data, found, path))
     return arrays
+
+
+# -- output and timing -----------------------------------------------------------
 
 
 def summary(index: int, a: np.ndarray) -> str:
@@ -80,27 +143,10 @@ def summary(index: int, a: np.ndarray) -> str:
     return head + f" min={a.min():.6g} max={a.max():.6g} mean={a.mean(dtype=np.float64):.6g}"
 
 
-def compare(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> list[str]:
-    problems: list[str] = []
-    for i, (g, w) in enumerate(zip(got, want)):
-        if g.shape != w.shape or g.dtype != w.dtype:
-            problems.append(
-                f"output {i}: compiled {tuple(g.shape)} {g.dtype}, reference {tuple(w.shape)} {w.dtype}"
-            )
-            continue
-        if w.dtype in TOLERANCES:
-            rtol, atol = TOLERANCES[w.dtype]
-            ok = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
-        else:
-            ok = g == w
-        if not ok.all():
-            bad = int((~ok).sum())
-            where = tuple(int(c) for c in np.argwhere(~ok)[0])
-            problems.append(
-                f"output {i}: {bad} of {w.size} elements differ; first at {where}: "
-                f"compiled {g[where]!r}, reference {w[where]!r}"
-            )
-    return problems
+def save_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
+    """``--output``: exactly ``path`` (no ``.npz`` appended), atomically."""
+    arrays = {f"out{i}": a for i, a in enumerate(outputs)}
+    write_output(path, lambda f: np.savez(f, **arrays))
 
 
 def median_seconds(call: Callable[[], object], repeats: int) -> float:
@@ -113,36 +159,161 @@ def median_seconds(call: Callable[[], object], repeats: int) -> float:
     return statistics.median(times)
 
 
+# -- command line ------------------------------------------------------------------
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a positive number of calls, got 0")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="graph-run", description=__doc__.splitlines()[0].replace("``", ""))
-    p.add_argument("file", help="a graph-level .mlir file")
+    p = ArgumentParser(prog="graph-run", description=__doc__.splitlines()[0].replace("``", ""))
+    p.add_argument("file", help="a graph-level .mlir file ('-': stdin)")
     p.add_argument("--entry", help="the function to run (default: the only public one)")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--inputs", metavar="NPZ", help="inputs by argument name or arg0, arg1, ...")
+    src.add_argument("--inputs", metavar="NPZ", help="inputs (.npz by argument name or "
+                     "arg0, arg1, ...; or .npy for a one-argument function)")
     src.add_argument("--random-inputs", action="store_true", help="random inputs (default)")
-    p.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
-    p.add_argument("--output", metavar="NPZ", help="save the outputs as out0, out1, ...")
+    p.add_argument("--seed", type=_non_negative, default=0, help="seed for --random-inputs")
+    p.add_argument("--output", metavar="NPZ", help="save the outputs as out0, out1, ... in "
+                   "exactly this file (written only if the run succeeds)")
     p.add_argument("--check", action="store_true", help="compare with the reference interpreter")
-    p.add_argument("--bench", type=int, metavar="N", default=0, help="time N calls of each")
-    p.add_argument("-p", "--passes", default="", help="graph-level pass pipeline to run first")
-    p.add_argument(
-        "-O", dest="opt_level", metavar="LEVEL", default=None,
-        help="optimization level 0-3 (-O0 .. -O3), applied before -p",
-    )
+    p.add_argument("--bench", type=_positive, metavar="N", default=None, help="time N calls of each")
+    p.add_argument("-p", "--passes", action="append", default=[], metavar="PIPELINE",
+                   help="graph-level pass pipeline to run first; repeatable (appends)")
+    p.add_argument("-O", dest="opt_level", metavar="LEVEL", default=None,
+                   help="optimization level 0-3 (-O0 .. -O3), applied after -p")
+    p.add_argument("--load-plugin", action="append", default=[], metavar="PATH_OR_MODULE",
+                   help="load a plugin (a .py file or a module name); repeatable")
+    p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                   help="show compile steps on stderr (auto: on a terminal, after 1 s)")
+    add_debug_arguments(p)
     p.add_argument("--version", action="version", version=f"graph-run {__version__}")
     return p
 
 
-def run(argv: Sequence[str] | None) -> int:
-    from graphopt.runtime.compile import compile as compile_module
-    from graphopt.runtime.compile import parse_file, run_pipeline
+# -- the steps ---------------------------------------------------------------------
 
-    args = build_parser().parse_args(argv)
-    original = parse_file(args.file)
-    # The -p passes run first (they may create the entry, e.g. autodiff's
-    # @f_grad), then the -O level's pipeline and the lowering.
+
+class Session:
+    """One graph-run: parse, passes, lowering, LLVM compile, run, check."""
+
+    def __init__(self, args: argparse.Namespace):
+        from graphopt.dialects import project_context
+
+        self.args = args
+        self.ctx = project_context()
+        self.timing = Timing() if args.timing else None
+        self.progress = Progress("graph-run", args.progress)
+        from graphopt.tools.printing import printer_for
+
+        limit = args.elide_larger if args.elide_larger is not None and args.elide_larger >= 0 else None
+        self.instrument = Instrumentation(
+            args, timing=self.timing, progress=self.progress,
+            printer=lambda m, stream: printer_for(stream, limit).print_op(m),
+        )
+
+    def timed(self, name: str, start: float, depth: int = 0) -> None:
+        self.instrument.step(name, time.perf_counter() - start, depth)
+
+    def parse(self) -> ModuleOp:
+        from graphopt.tools.diagnostics import LocatedParser, decode_source, verify_located
+
+        start = time.perf_counter()
+        path = self.args.file
+        if path == "-":
+            data, name = sys.stdin.buffer.read(), "<stdin>"
+        else:
+            with open(path, "rb") as f:
+                data, name = f.read(), path
+        module = LocatedParser(self.ctx, decode_source(data), name).parse_module()
+        verify_located(module)
+        self.timed("parse", start)
+        return module
+
+    def passes(self, spec: str) -> list:
+        from graphopt.transforms import available_passes
+        from graphopt.transforms.pipelines import PipelineError, expand_named_pipelines
+
+        try:
+            return build_pipeline(available_passes(), expand_named_pipelines(spec))
+        except PipelineError as err:
+            raise UserError(str(err)) from None
+
+    def level_spec(self) -> str:
+        from graphopt.transforms.pipelines import PipelineError, normalize_level, pipeline_spec
+
+        if self.args.opt_level is None:
+            return ""
+        try:
+            return pipeline_spec(normalize_level(f"-O{self.args.opt_level}"))
+        except PipelineError as err:
+            raise UserError(str(err)) from None
+
+    def run_user_passes(self, module: ModuleOp) -> None:
+        """``-p``: graph-level passes only (graph-run lowers afterwards itself)."""
+        spec = ",".join(p for p in self.args.passes if p.strip())
+        passes = self.passes(spec)
+        lowering = [p.name for p in passes if p.name in LOWERING_PASSES]
+        if lowering:
+            raise UserError(
+                f"-p '{spec}' lowers the module ({', '.join(lowering)}), but graph-run "
+                "lowers after -p itself; give -p graph-level passes only"
+            )
+        group = self.timing.begin("-p passes") if self.timing is not None and passes else None
+        self.instrument.run(self.ctx, module, passes)
+        if group is not None and self.timing is not None:
+            self.timing.end(group)
+
+    def compile(self, module: ModuleOp, name: str):
+        """The -O pipeline and the lowering, as ``graphopt.compile`` runs them
+        (:func:`with_lowering`), then the LLVM compilation of ``module``."""
+        from graphopt.runtime.executable import compile_llvm_module
+        from graphopt.tools.diagnostics import verify_located
+        from graphopt.transforms.pipelines import with_lowering
+
+        for op in list(module.ops):  # compile the entry alone
+            if isinstance(op, func.FuncOp) and op.sym_name.data != name:
+                module.body.block.erase_op(op, safe_erase=False)
+        timing = self.timing
+        group = timing.begin("optimize and lower") if timing is not None else None
+        self.instrument.run(self.ctx, module, self.passes(with_lowering(self.level_spec())))
+        verify_located(module)
+        if group is not None and timing is not None:
+            timing.end(group)
+        start = time.perf_counter()
+        compiled = compile_llvm_module(module)
+        self.instrument.step("LLVM compile", time.perf_counter() - start, depth=0)
+        if name not in compiled:
+            raise UserError(f"@{name} did not compile to a driver (the module has "
+                            f"{', '.join(compiled) or 'no drivers'})")
+        return compiled[name]
+
+
+def run(argv: Sequence[str] | None) -> int:
+    from graphopt.lowering.graph_to_loop import check_signature
+    from graphopt.tools.graph_opt import load_plugins
+
+    raw = list(sys.argv[1:] if argv is None else argv)
+    load_plugins(raw)
+    args = build_parser().parse_args(raw)
+    session = Session(args)
+    original = session.parse()
     module = original.clone()
-    run_pipeline(module, args.passes)
+    session.run_user_passes(module)
     fn = find_function(module, args.entry)
     name = fn.sym_name.data
     try:
@@ -156,38 +327,42 @@ def run(argv: Sequence[str] | None) -> int:
         isinstance(op, func.FuncOp) and op.sym_name.data == name for op in original.ops
     )
     interpreter = ReferenceInterpreter(original if in_original else module)
-    level = f"-O{args.opt_level}" if args.opt_level is not None else None
-    for op in list(module.ops):  # compile the entry alone
-        if isinstance(op, func.FuncOp) and op is not fn:
-            module.body.block.erase_op(op, safe_erase=False)
-    compiled = compile_module(module, "", opt_level=level)[name]
+    compiled = session.compile(module, name)
+    start = time.perf_counter()
     try:
         outputs = compiled(*inputs)
     except ValueError as err:
         raise InputError(str(err)) from None
+    session.timed("run", start)
     if outputs is None:
         outputs = []
     outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
     for i, a in enumerate(outputs):
         print(summary(i, a))
-    if args.output:
-        np.savez(args.output, **{f"out{i}": a for i, a in enumerate(outputs)})
     status = 0
     if args.check:
+        start = time.perf_counter()
         expected = interpreter.run(name, *inputs)
-        problems = compare(outputs, expected)
+        wide = float64_reference(interpreter, name, inputs)
+        f32 = computes_in_f32(interpreter.module)
+        problems = compare(outputs, expected, wide, float(np.finfo(np.float32).eps) if f32 else 0.0)
+        session.timed("check", start)
         for line in problems:
             print(f"graph-run: error: check failed: {line}", file=sys.stderr)
         if problems:
             status = 1
         else:
             print(f"check: OK ({len(outputs)} outputs match the reference)")
-    if args.bench > 0:
+    if args.bench:
         t_comp = median_seconds(lambda: compiled(*inputs), args.bench)
         t_ref = median_seconds(lambda: interpreter.run(name, *inputs), args.bench)
         print(f"{'':12}{'median':>14}{'vs reference':>16}")
         print(f"{'compiled':12}{t_comp * 1e3:>11.4f} ms{t_ref / t_comp:>15.2f}x")
         print(f"{'reference':12}{t_ref * 1e3:>11.4f} ms{1.0:>15.2f}x")
+    if args.output and status == 0:
+        save_outputs(args.output, outputs)
+    if session.timing is not None:
+        session.timing.print(sys.stderr)
     return status
 
 

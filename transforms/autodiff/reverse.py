@@ -29,7 +29,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType
 from xdsl.ir import Operation, SSAValue
 
-from graphopt.tools.diagnostics import location_of
+from graphopt.tools.diagnostics import attach_location, location_of
 from graphopt.transforms.autodiff.rules import (
     GradContext,
     GradientError,
@@ -156,11 +156,16 @@ def differentiate(
         grads = [aggregate(r) for r in op.results]
         rule = gradient_rule_for(op)
         if rule is None:
-            where = location_of(op)
-            at = f" at {where}" if where else ""
-            raise GradientError(
-                f"autodiff: {op.name}{at} has no gradient rule, but the gradient of "
-                f"@{fname} flows through it (register one with register_gradient_rule)"
+            # The forward use (new gradient ops have no source location).
+            users = [u.operation for r in op.results for u in r.uses]
+            users = [u for u in users if location_of(u)]
+            raise attach_location(
+                GradientError(
+                    f"autodiff: {op.name} has no gradient rule, but the gradient of "
+                    f"@{fname} flows through it (register one with register_gradient_rule)"
+                ),
+                op,
+                [(users[0], "the gradient reaches it through this use")] if users else [],
             )
         ctx.operand_needs = [v in reach for v in op.operands]
         first_new = len(ctx.emitted)

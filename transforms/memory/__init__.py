@@ -81,7 +81,7 @@ def check_device_edges(fn: func.FuncOp) -> None:
     """Refuse a kernel that reads another device's memory directly: sharing
     (or writing in place over) a buffer across devices needs a copy."""
     from graphopt.dialects.graph_tensor import CopyOp
-    from graphopt.tools.diagnostics import location_of
+    from graphopt.tools.diagnostics import attach_location
     from graphopt.transforms.plan_devices import device_of
 
     for op in step_ops(fn):
@@ -92,10 +92,13 @@ def check_device_edges(fn: func.FuncOp) -> None:
             owner = v.owner
             there = device_of(owner) if isinstance(owner, Operation) else None
             if there is not None and there != here:
-                where = location_of(op) or op.name
-                raise DiagnosticException(
-                    f"plan-memory: {op.name} at {where} on {here} reads a value on "
-                    f"{there} without a copy; run plan-devices to insert copies"
+                raise attach_location(
+                    DiagnosticException(
+                        f"plan-memory: {op.name} on {here} reads a value on "
+                        f"{there} without a copy; run plan-devices to insert copies"
+                    ),
+                    op,
+                    [(owner, f"the value is produced here, on {there}")],
                 )
 
 

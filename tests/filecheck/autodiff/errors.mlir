@@ -2,7 +2,8 @@
 
 // RUN: not graph-opt --load-plugin %S/Inputs/no_rule_plugin.py -p 'autodiff{func=f}' %s 2>&1 | filecheck %s --check-prefix=NORULE
 // NORULE-NOT: Traceback
-// NORULE: graph-opt: error: autodiff: nograd.cube at {{.*}}errors.mlir:[[# @LINE + 23]]:3 has no gradient rule, but the gradient of @f flows through it
+// NORULE: {{^.*}}errors.mlir:[[# @LINE + 24]]:3: error: autodiff: nograd.cube has no gradient rule, but the gradient of @f flows through it
+// NORULE-NEXT: {{^.*}}errors.mlir:[[# @LINE + 24]]:3: note: the gradient reaches it through this use
 // NORULE-NOT: Traceback
 
 // An op without a rule off the path to the wrt arguments is fine.

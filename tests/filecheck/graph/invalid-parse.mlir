@@ -1,4 +1,4 @@
-// RUN: graph-opt --split-input-file --verify-diagnostics --parsing-diagnostics %s | filecheck %s
+// RUN: graph-opt --split-input-file --print-diagnostics %s | filecheck %s
 
 // Errors in the custom syntax of graph ops, reported at the offending token.
 

@@ -1,4 +1,4 @@
-// RUN: graph-opt --split-input-file --verify-diagnostics --parsing-diagnostics %s | filecheck %s
+// RUN: graph-opt --split-input-file --print-diagnostics %s | filecheck %s
 // CHECK-NOT: Traceback
 
 func.func @bad_abi() attributes {loop.abi = #loop.abi<inputs = ["x" : memref<4xf32>], outputs = [], workspace = 0>} {

@@ -15,11 +15,11 @@
 // FAST-NOT: Traceback
 
 // NAME-NOT: Traceback
-// NAME: graph-opt: error: unknown pass: ['O9']; run graph-opt --help for the list
+// NAME: graph-opt: error: unknown pass 'O9' (graph-opt --list-passes lists them)
 // NAME-NOT: Traceback
 
 // DECOMP-NOT: Traceback
-// DECOMP: graph-opt: error: invalid pass option: decompose: unknown op 'conv2d' in ops; expected some of softmax, log_softmax, layer_norm, batch_norm, gelu
+// DECOMP: graph-opt: error: decompose: unknown op 'conv2d' in ops; expected some of softmax, log_softmax, layer_norm, batch_norm, gelu
 // DECOMP-NOT: Traceback
 
 // RUNERR-NOT: Traceback
@@ -27,7 +27,7 @@
 // RUNERR-NOT: Traceback
 
 // RUNNAME-NOT: Traceback
-// RUNNAME: graph-run: error: invalid pipeline 'O2,nope': Unrecognized passes: ['nope']
+// RUNNAME: graph-run: error: unknown pass 'nope' (graph-opt --list-passes lists them)
 // RUNNAME-NOT: Traceback
 
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

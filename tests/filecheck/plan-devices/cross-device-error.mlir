@@ -1,7 +1,8 @@
 // A kernel placed on one device that reads (and could be planned in place
 // over) a buffer of another device without a copy is refused.
 // RUN: not graph-opt -p plan-memory %s 2>&1 | filecheck %s
-// CHECK: graph-opt: error: plan-memory: graph.add at {{.*}}cross-device-error.mlir:[[# @LINE + 6]]:3 on cpu1 reads a value on cpu0 without a copy; run plan-devices to insert copies
+// CHECK: {{^.*}}cross-device-error.mlir:[[# @LINE + 7]]:3: error: plan-memory: graph.add on cpu1 reads a value on cpu0 without a copy; run plan-devices to insert copies
+// CHECK-NEXT: {{^.*}}cross-device-error.mlir:[[# @LINE + 4]]:3: note: the value is produced here, on cpu0
 // CHECK-NOT: Traceback
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {

@@ -1,5 +1,5 @@
 // RUN: not graph-opt -p 'plan-devices{groups="dev1:cpu0"}' %s 2>&1 | filecheck %s --check-prefix=UNMAPPED
-// UNMAPPED: graph-opt: error: plan-devices: graph.add at {{.*}}errors.mlir:[[# @LINE + 9]]:3 is in device group 'dev9', which the 'groups' option does not map (mapped: dev1)
+// UNMAPPED: {{^.*}}errors.mlir:[[# @LINE + 9]]:3: error: plan-devices: graph.add is in device group 'dev9', which the 'groups' option does not map (mapped: dev1)
 // UNMAPPED-NOT: Traceback
 
 // RUN: not graph-opt -p 'plan-devices{groups="dev1"}' %s 2>&1 | filecheck %s --check-prefix=MAP
