@@ -6,7 +6,7 @@
 // TIME: check: OK
 // TIME: ----Wall Time----  ----Name----
 // TIME-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)  parse
-// TIME-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)  optimize and lower to loops
+// TIME-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)  optimize and lower
 // TIME-NEXT: {{[0-9.]+}} ({{ *[0-9.]+}}%)    fold-constants
 // TIME: {{[0-9.]+}} ({{ *[0-9.]+}}%)    fuse-ops
 // TIME: {{[0-9.]+}} ({{ *[0-9.]+}}%)    lower-graph-to-loop

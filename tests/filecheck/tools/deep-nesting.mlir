@@ -1,5 +1,5 @@
 // Deep nesting is one located "nesting too deep" diagnostic, never a
-// RecursionError: 3,000 nested modules, 2,000 nested loop.for, 5,000 nested
+// RecursionError: 3,000 nested modules, 2,000 nested scf.for, 5,000 nested
 // attribute arrays.  Moderate nesting still works.
 // RUN: %python %S/Inputs/deep_nesting.py modules 3000 %t.modules.mlir
 // RUN: not graph-opt %t.modules.mlir 2>&1 | filecheck %s --check-prefix=MODULES
@@ -16,4 +16,4 @@
 // ATTRS-NOT: Recursion
 // RUN: %python %S/Inputs/deep_nesting.py loops 60 %t.ok.mlir
 // RUN: graph-opt %t.ok.mlir | filecheck %s --check-prefix=OK
-// OK: loop.for %i59
+// OK: scf.for %i59

@@ -12,7 +12,7 @@ elif kind == "loops":
         "  %c1 = arith.constant 1 : index",
         "  %c4 = arith.constant 4 : index",
     ]
-    lines += [" " * (i + 2) + f"loop.for %i{i} = %c0 to %c4 step %c1 {{" for i in range(n)]
+    lines += [" " * (i + 2) + f"scf.for %i{i} = %c0 to %c4 step %c1 {{" for i in range(n)]
     lines += [" " * (i + 2) + "}" for i in reversed(range(n))]
     lines += ["  func.return", "}"]
     text = "\n".join(lines) + "\n"
