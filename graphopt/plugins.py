@@ -1,10 +1,12 @@
 """The plugin API: how user code extends graph-opt.
 
 A plugin is a Python module (or a ``.py`` file) with a top-level function
-``register(registry: PluginRegistry) -> None``.  It is loaded by
-``graph-opt --load-plugin PATH_OR_MODULE`` (repeatable) or discovered through
-the entry-point group ``graphopt.plugins`` (an entry point names the module or
-its ``register`` function).  Inside ``register`` a plugin may:
+``register(registry: PluginRegistry) -> None``.  Every entry point sees the
+same plugins: ``graph-opt`` and ``graph-run`` take ``--load-plugin
+PATH_OR_MODULE`` (repeatable), ``graphopt.compile(..., plugins=[...])`` takes
+the same specs, and all three load the plugins installed under the
+entry-point group ``graphopt.plugins`` (an entry point names the module or its
+``register`` function).  Inside ``register`` a plugin may:
 
 * ``registry.add_dialect(dialect)`` -- new dialects and their ops;
 * ``registry.add_pass(PassClass)`` -- a new ``ModulePass`` under its ``name``;
@@ -15,14 +17,20 @@ its ``register`` function).  Inside ``register`` a plugin may:
 * ``registry.add_compute_rule(OpClass, rule)`` -- how ``lower-graph-to-loop``
   computes an element of ``OpClass``'s result (see ``lowering.compute_rules``);
 * ``registry.add_gradient_rule(OpClass, rule)`` -- how ``autodiff``
-  differentiates ``OpClass`` (see ``transforms.autodiff.rules``);
+  differentiates ``OpClass`` (see ``transforms.autodiff.rules``).
 
-Example::
+Plugins are held to the rules of the rest of the compiler:
 
-    from graphopt.plugins import PluginRegistry
-
-    def register(registry: PluginRegistry) -> None:
-        registry.add_pattern_pass("relu-cleanup", [FoldReluRelu(), FoldMulOne()])
+* a name is never silently replaced: a pass, dialect or op whose name is
+  already taken -- by xDSL, by graph-opt or by another plugin -- is refused
+  with a :class:`PluginError` naming both sources;
+* a plugin that raises, or calls ``sys.exit``, while it is imported or
+  registered gives a :class:`PluginError` naming it, and what it registered
+  is rolled back;
+* an installed (entry-point) plugin that fails only gives a warning, so one
+  broken package does not disable ``--help``, ``--version`` or the others;
+* an op verifier or a pass of a plugin that raises gives one error naming
+  the op, its location and the plugin, not an "internal error".
 
 ``examples/plugins/relu_cleanup.py`` is a complete, tested plugin.
 """
@@ -33,14 +41,15 @@ import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from types import ModuleType
+from types import ModuleType, TracebackType
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Dialect
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.ir import Dialect, Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -48,26 +57,53 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from graphopt.errors import PluginError
 
 ENTRY_POINT_GROUP = "graphopt.plugins"
 
-
-class PluginError(Exception):
-    """A plugin could not be loaded or registered."""
+class PluginWarning(UserWarning):
+    """An installed plugin could not be loaded and was skipped."""
 
 
 @dataclass
 class PluginRegistry:
-    """What plugins have registered, consulted by the tools at start-up."""
+    """What plugins have registered, consulted by the tools at start-up.
+
+    ``sources`` records who registered each name (``("pass", "cse")`` ->
+    ``"plugin 'x.py'"``), so that a collision can name both sides.
+    """
 
     dialects: dict[str, Callable[[], Dialect]] = field(default_factory=dict)
     passes: dict[str, Callable[[], type[ModulePass]]] = field(default_factory=dict)
     loaded: list[str] = field(default_factory=list)
+    sources: dict[tuple[str, str], str] = field(default_factory=dict)
+    entry_points_loaded: bool = False
+    _current: _Plugin | None = None
+
+    # -- what a plugin calls --------------------------------------------------
 
     def add_dialect(self, dialect: Dialect) -> None:
+        """Register ``dialect`` and its ops; their names must be new."""
+        plugin = self._plugin()
+        self._claim("dialect", dialect.name, builtin_dialect_source(dialect.name))
+        op_names = [op.name for op in dialect.operations]
+        for name in op_names:
+            self._claim("op", name, builtin_op_source(name))
+        for op_cls in dialect.operations:
+            _guard_verifier(op_cls, plugin)
+        self.sources[("dialect", dialect.name)] = plugin.describe()
+        for name in op_names:
+            self.sources[("op", name)] = plugin.describe()
         self.dialects[dialect.name] = lambda: dialect
 
     def add_pass(self, pass_cls: type[ModulePass]) -> None:
+        """Register ``pass_cls`` under its ``name``, which must be new."""
+        plugin = self._plugin()
+        self._claim("pass", pass_cls.name, builtin_pass_source(pass_cls.name))
+        _guard_pass(pass_cls, plugin)
+        self.sources[("pass", pass_cls.name)] = plugin.describe()
         self.passes[pass_cls.name] = lambda: pass_cls
 
     def add_canonicalization_pattern(self, op_class: type, pattern: RewritePattern) -> None:
@@ -95,6 +131,44 @@ class PluginRegistry:
         self.add_pass(pass_cls)
         return pass_cls
 
+    # -- bookkeeping ----------------------------------------------------------
+
+    def _plugin(self) -> _Plugin:
+        return self._current or _Plugin(None, None)
+
+    def _claim(self, kind: str, name: str, builtin: str | None) -> None:
+        """Refuse ``name`` when a builtin or another plugin already has it."""
+        me = self._plugin().describe()
+        owner = builtin or self.sources.get((kind, name))
+        if owner is not None:
+            raise PluginError(f"{me} registers {kind} '{name}', which {owner} already defines")
+
+    def _snapshot(self) -> tuple[dict, dict, dict]:
+        return dict(self.dialects), dict(self.passes), dict(self.sources)
+
+    def _restore(self, snapshot: tuple[dict, dict, dict]) -> None:
+        self.dialects, self.passes, self.sources = (dict(s) for s in snapshot)
+
+
+@dataclass(frozen=True)
+class _Plugin:
+    """The plugin being registered: how to name it, and where its code is."""
+
+    spec: str | None
+    module: ModuleType | None
+
+    def describe(self) -> str:
+        return f"plugin '{self.spec}'" if self.spec is not None else "a direct registry call"
+
+    def owns_file(self, filename: str) -> bool:
+        path = getattr(self.module, "__file__", None)
+        if not path:
+            return False
+        path = os.path.abspath(path)
+        if os.path.basename(path) == "__init__.py":  # a package: every file in it
+            return os.path.abspath(filename).startswith(os.path.dirname(path) + os.sep)
+        return os.path.abspath(filename) == path
+
 
 def pattern_pass(
     name: str, patterns: Sequence[RewritePattern], doc: str = ""
@@ -116,8 +190,155 @@ def pattern_pass(
     return dataclass(frozen=True)(cls)
 
 
+# --------------------------------------------------------------------------
+# what is built in (for collisions)
+# --------------------------------------------------------------------------
+
+
+def _xdsl_universes() -> Iterator[tuple[str, object]]:
+    """(source, Universe) for xDSL itself and every other installed xDSL
+    universe except graph-opt's own (which publishes graph-opt's builtins)."""
+    from xdsl.universe import XDSL_UNIVERSE
+
+    yield "xDSL", XDSL_UNIVERSE
+    for ep in entry_points(group="xdsl.universe"):
+        if ep.name in ("xdsl", "graphopt"):
+            continue
+        try:
+            yield f"the xDSL universe '{ep.name}'", ep.load()
+        except Exception:  # noqa: BLE001 - a broken universe is xdsl-opt's to report
+            continue
+
+
+def builtin_pass_source(name: str) -> str | None:
+    """Who defines the pass (or named pipeline) ``name``, if it is not a plugin."""
+    from graphopt.transforms import PASS_LOCATIONS
+    from graphopt.transforms.pipelines import NAMED_PIPELINES
+
+    if name in PASS_LOCATIONS:
+        return "graph-opt"
+    if name in NAMED_PIPELINES:
+        return "graph-opt (a named pipeline)"
+    for source, universe in _xdsl_universes():
+        if name in getattr(universe, "all_passes", {}):
+            return source
+    return None
+
+
+def builtin_dialect_source(name: str) -> str | None:
+    from graphopt.dialects import project_dialects
+
+    if name in project_dialects():
+        return "graph-opt"
+    for source, universe in _xdsl_universes():
+        if name in getattr(universe, "all_dialects", {}):
+            return source
+    return None
+
+
+def builtin_op_source(op_name: str) -> str | None:
+    """Who defines the op ``op_name`` (looked up in the dialect its prefix names)."""
+    from graphopt.dialects import project_dialects
+
+    prefix = op_name.split(".", 1)[0]
+    factories = [("graph-opt", project_dialects().get(prefix))]
+    factories += [(s, getattr(u, "all_dialects", {}).get(prefix)) for s, u in _xdsl_universes()]
+    for source, factory in factories:
+        if factory is None:
+            continue
+        if any(op.name == op_name for op in factory().operations):
+            return f"{source} (dialect '{prefix}')"
+    return None
+
+
+# --------------------------------------------------------------------------
+# a plugin's code failing at run time
+# --------------------------------------------------------------------------
+
+
+def _failure(err: BaseException) -> str:
+    if isinstance(err, SystemExit):
+        return f"called sys.exit({err.code!r})"
+    return f"raised {type(err).__name__}: {err}"
+
+
+def _op_in_traceback(tb: TracebackType | None, plugin: _Plugin) -> Operation | None:
+    """The innermost op a frame of the plugin's own code was working on."""
+    found: Operation | None = None
+    while tb is not None:
+        frame = tb.tb_frame
+        if plugin.owns_file(frame.f_code.co_filename):
+            for value in frame.f_locals.values():
+                if isinstance(value, Operation) and not isinstance(value, ModuleOp):
+                    found = value
+        tb = tb.tb_next
+    return found
+
+
+def _location(op: Operation) -> str | None:
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    return None
+
+
+def _guard_verifier(op_cls: type[Operation], plugin: _Plugin) -> None:
+    """Make a crash in ``op_cls``'s verifier a verifier error naming the plugin."""
+    if getattr(op_cls.verify_, "__graphopt_plugin__", None) is not None:
+        return
+    original = op_cls.verify_
+
+    def verify_(self: Operation) -> None:
+        try:
+            original(self)
+        except VerifyException:
+            raise
+        except (Exception, SystemExit) as err:
+            raise VerifyException(
+                f"{self.name}: the verifier of {plugin.describe()} {_failure(err)}"
+            ) from err
+
+    verify_.__graphopt_plugin__ = plugin  # type: ignore[attr-defined]
+    verify_.__doc__ = original.__doc__
+    op_cls.verify_ = verify_  # type: ignore[method-assign]
+
+
+def _guard_pass(pass_cls: type[ModulePass], plugin: _Plugin) -> None:
+    """Make a crash in a plugin pass one error naming the pass, the plugin and
+    the op its code was working on (with that op's location)."""
+    if getattr(pass_cls.apply, "__graphopt_plugin__", None) is not None:
+        return
+    original = pass_cls.apply
+
+    def apply(self: ModulePass, ctx: Context, op: ModuleOp) -> None:
+        try:
+            original(self, ctx, op)
+        except DiagnosticException:  # the plugin's own diagnostic: keep it
+            raise
+        except (Exception, SystemExit) as err:
+            culprit = _op_in_traceback(err.__traceback__, plugin)
+            where = f" on {culprit.name}" if culprit is not None else ""
+            message = f"pass '{self.name}' of {plugin.describe()} {_failure(err)}{where}"
+            location = _location(culprit) if culprit is not None else None
+            raise PluginError(message, location=location) from err
+
+    apply.__graphopt_plugin__ = plugin  # type: ignore[attr-defined]
+    pass_cls.apply = apply  # type: ignore[method-assign]
+
+
+# --------------------------------------------------------------------------
+# loading
+# --------------------------------------------------------------------------
+
+
 REGISTRY = PluginRegistry()
-"""The process-wide registry the tools read."""
+"""The process-wide registry the tools and ``graphopt.compile`` read."""
+
+
+def _spec_name(spec: str | os.PathLike[str] | ModuleType) -> str:
+    if isinstance(spec, ModuleType):
+        return spec.__name__
+    return os.fspath(spec)
 
 
 def _import_plugin(spec: str) -> ModuleType:
@@ -132,59 +353,135 @@ def _import_plugin(spec: str) -> ModuleType:
             raise PluginError(f"cannot load plugin file '{spec}'")
         module = importlib.util.module_from_spec(mod_spec)
         sys.modules[mod_name] = module
-        mod_spec.loader.exec_module(module)
+        try:
+            mod_spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(mod_name, None)
+            raise
         return module
     return importlib.import_module(spec)
 
 
-def load_plugin(spec: str, registry: PluginRegistry = REGISTRY) -> None:
-    """Import the plugin ``spec`` (a file path or a module name) and register it."""
-    if spec in registry.loaded:
+def load_plugin(
+    spec: str | os.PathLike[str] | ModuleType, registry: PluginRegistry = REGISTRY
+) -> None:
+    """Import the plugin ``spec`` (a file path, a module name or a module) and
+    register it.  Loading one twice is a no-op; a failure raises
+    :class:`PluginError` and leaves ``registry`` as it was."""
+    name = _spec_name(spec)
+    if name in registry.loaded:
         return
-    try:
-        module = _import_plugin(spec)
-    except PluginError:
-        raise
-    except Exception as err:  # the plugin's own code failed
-        raise PluginError(
-            f"plugin '{spec}' failed to import: {type(err).__name__}: {err}"
-        ) from err
+    if isinstance(spec, ModuleType):
+        module = spec
+    else:
+        try:
+            module = _import_plugin(name)
+        except PluginError:
+            raise
+        except (Exception, SystemExit) as err:  # the plugin's own code failed
+            verb = "failed to import" if not isinstance(err, SystemExit) else "failed to import: it"
+            raise PluginError(f"plugin '{name}' {verb}: {_describe_import_failure(err)}") from err
     register = getattr(module, "register", None)
     if not callable(register):
-        raise PluginError(f"plugin '{spec}' has no function register(registry)")
-    _call_register(spec, register, registry)
+        raise PluginError(f"plugin '{name}' has no function register(registry)")
+    _call_register(_Plugin(name, module), register, registry)
+
+
+def _describe_import_failure(err: BaseException) -> str:
+    if isinstance(err, SystemExit):
+        return _failure(err)
+    return f"{type(err).__name__}: {err}"
 
 
 def _call_register(
-    spec: str, register: Callable[[PluginRegistry], None], registry: PluginRegistry
+    plugin: _Plugin, register: Callable[[PluginRegistry], None], registry: PluginRegistry
 ) -> None:
+    snapshot = registry._snapshot()
+    registry._current = plugin
     try:
         register(registry)
-    except Exception as err:
-        raise PluginError(
-            f"plugin '{spec}' failed to register: {type(err).__name__}: {err}"
-        ) from err
-    registry.loaded.append(spec)
+    except PluginError:
+        registry._restore(snapshot)
+        raise
+    except (Exception, SystemExit) as err:
+        registry._restore(snapshot)
+        raise PluginError(f"{plugin.describe()} failed to register: {_failure(err).removeprefix('raised ')}") from err
+    finally:
+        registry._current = None
+    registry.loaded.append(plugin.spec)
 
 
-def load_entry_point_plugins(registry: PluginRegistry = REGISTRY) -> None:
-    """Load every plugin installed under the ``graphopt.plugins`` entry-point group."""
+def _warn(message: str) -> None:
+    warnings.warn(message, PluginWarning, stacklevel=3)
+
+
+def load_entry_point_plugins(
+    registry: PluginRegistry = REGISTRY, warn: Callable[[str], None] | None = _warn
+) -> None:
+    """Load every plugin installed under the ``graphopt.plugins`` entry-point
+    group, once per registry.  One that fails is skipped with ``warn(message)``
+    (a :class:`PluginWarning` by default) and the others still load; with
+    ``warn=None`` the first failure raises :class:`PluginError`."""
+    if registry.entry_points_loaded:
+        return
+    registry.entry_points_loaded = True
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.value in registry.loaded:
             continue
         try:
-            target = ep.load()
-        except Exception as err:
-            raise PluginError(
-                f"plugin entry point '{ep.name}' ({ep.value}) failed to import: "
-                f"{type(err).__name__}: {err}"
-            ) from err
-        register = target if callable(target) else getattr(target, "register", None)
-        if not callable(register):
-            raise PluginError(
-                f"plugin entry point '{ep.name}' ({ep.value}) has no register(registry)"
-            )
-        _call_register(ep.value, register, registry)
+            _load_entry_point(ep, registry)
+        except PluginError as err:
+            if warn is None:
+                raise
+            warn(f"{err}; the plugin is skipped")
+
+
+def _load_entry_point(ep, registry: PluginRegistry) -> None:
+    label = f"plugin entry point '{ep.name}' ({ep.value})"
+    try:
+        target = ep.load()
+    except (Exception, SystemExit) as err:
+        raise PluginError(f"{label} failed to import: {_describe_import_failure(err)}") from err
+    register = target if callable(target) else getattr(target, "register", None)
+    if not callable(register):
+        raise PluginError(f"{label} has no register(registry)")
+    module = sys.modules.get(ep.module)
+    _call_register(_Plugin(ep.value, module), register, registry)
+
+
+def load_plugins(
+    specs: Iterable[str | os.PathLike[str] | ModuleType] = (),
+    *,
+    registry: PluginRegistry = REGISTRY,
+    entry_points: bool = True,
+    warn: Callable[[str], None] | None = _warn,
+    strict: bool = True,
+) -> None:
+    """What every entry point calls: the installed plugins (a failure warns),
+    then ``specs`` in order (a failure raises :class:`PluginError`, or with
+    ``strict=False`` -- for ``--help`` and ``--version`` -- warns)."""
+    if entry_points:
+        load_entry_point_plugins(registry, warn)
+    for spec in specs:
+        try:
+            load_plugin(spec, registry)
+        except PluginError as err:
+            if strict or warn is None:
+                raise
+            warn(str(err))
+
+
+def load_cli_plugins(tool: str, specs: Sequence[str], argv: Sequence[str]) -> None:
+    """The command-line tools' start-up: installed plugins, then ``--load-plugin``
+    specs.  Warnings go to stderr as ``tool: warning: ...``.  With ``-h``,
+    ``--help`` or ``--version`` in ``argv`` a broken ``--load-plugin`` is only a
+    warning too, so help and the version are always shown."""
+
+    def warn(message: str) -> None:
+        print(f"{tool}: warning: {message}", file=sys.stderr)
+
+    informational = any(a in ("-h", "--help", "--version") for a in argv)
+    load_plugins(specs, warn=warn, strict=not informational)
 
 
 __all__ = [
@@ -193,8 +490,11 @@ __all__ = [
     "PatternRewriter",
     "PluginError",
     "PluginRegistry",
+    "PluginWarning",
     "RewritePattern",
+    "load_cli_plugins",
     "load_entry_point_plugins",
     "load_plugin",
+    "load_plugins",
     "pattern_pass",
 ]

@@ -39,11 +39,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from graphopt import errors
 from graphopt.dialects import loop
 from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
 
 
-class LoweringError(Exception):
+class LoweringError(errors.LoweringError):
     """A graph op cannot be lowered (for example: no compute rule for it)."""
 
 

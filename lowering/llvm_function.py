@@ -23,9 +23,9 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.dialects import loop
+from graphopt.errors import LoweringError
 from graphopt.lowering.llvm_scalar import (
     UnsupportedOpError,
     const,
@@ -36,7 +36,7 @@ from graphopt.lowering.llvm_scalar import (
 PTR = llvm.LLVMPointerType()
 
 
-class LoopToLLVMError(DiagnosticException):
+class LoopToLLVMError(LoweringError):
     """The loop-level module cannot be lowered (unsupported op, bad ABI...)."""
 
 

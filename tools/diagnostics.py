@@ -22,12 +22,14 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
+from graphopt.errors import GraphOptError, VerifyError
+
 
 class UserError(Exception):
     """An error caused by the user's input or options; printed without a traceback."""
 
 
-class LocatedVerifyError(VerifyException):
+class LocatedVerifyError(VerifyError):
     """A verifier failure already formatted with its op's source location."""
 
 
@@ -99,6 +101,8 @@ def report(tool: str, err: BaseException) -> int:
         case ParseError():
             message = format_parse_error(err)
         case LocatedVerifyError():
+            message = str(err)
+        case GraphOptError() if err.location:  # already "file:line:col: error: ..."
             message = str(err)
         case UserError() | DiagnosticException():
             message = f"{tool}: error: {err}"

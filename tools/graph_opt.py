@@ -36,7 +36,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from graphopt import __version__
 from graphopt.dialects import project_dialects
-from graphopt.plugins import REGISTRY, PluginError, load_entry_point_plugins, load_plugin
+from graphopt.plugins import REGISTRY, load_cli_plugins
 from graphopt.tools.diagnostics import LocatedParser, UserError, report, verify_located
 from graphopt.transforms import project_passes
 from graphopt.transforms.pipelines import (
@@ -65,12 +65,7 @@ class GraphOptMain(xDSLOptMain):
 
     def __init__(self, args: Sequence[str] | None = None):
         argv = list(sys.argv[1:] if args is None else args)
-        try:
-            load_entry_point_plugins(REGISTRY)
-            for spec in _prescan_plugins(argv):
-                load_plugin(spec, REGISTRY)
-        except PluginError as err:
-            raise UserError(str(err)) from None
+        load_cli_plugins("graph-opt", _prescan_plugins(argv), argv)
         super().__init__(description="graph-opt: the graph-opt optimizer driver", args=argv)
 
     # -- registration -------------------------------------------------------

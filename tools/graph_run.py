@@ -28,6 +28,7 @@ from graphopt.dialects.graph_base import numpy_dtype
 from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function
 from graphopt.lowering.graph_to_loop import check_signature
 from graphopt.lowering.kernel_emitter import LoweringError
+from graphopt.plugins import load_cli_plugins
 from graphopt.tools.diagnostics import UserError, report
 
 TOLERANCES = {np.dtype(np.float32): (1e-4, 1e-5), np.dtype(np.float64): (1e-9, 1e-12)}
@@ -129,6 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
         "-O", dest="opt_level", metavar="LEVEL", default=None,
         help="optimization level 0-3 (-O0 .. -O3), applied before -p",
     )
+    p.add_argument(
+        "--load-plugin", action="append", default=[], metavar="PATH_OR_MODULE",
+        help="load a plugin (a .py file or a module name); repeatable",
+    )
     p.add_argument("--version", action="version", version=f"graph-run {__version__}")
     return p
 
@@ -138,6 +143,7 @@ def run(argv: Sequence[str] | None) -> int:
     from graphopt.runtime.compile import parse_file, run_pipeline
 
     args = build_parser().parse_args(argv)
+    load_cli_plugins("graph-run", args.load_plugin, [])
     original = parse_file(args.file)
     # The -p passes run first (they may create the entry, e.g. autodiff's
     # @f_grad), then the -O level's pipeline and the lowering.
