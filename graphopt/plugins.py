@@ -294,9 +294,11 @@ def _guard_verifier(op_cls: type[Operation], plugin: _Plugin) -> None:
         except VerifyException:
             raise
         except (Exception, SystemExit) as err:
+            # ``from None``: the message is the diagnostic (the crash stays
+            # in ``__context__``); xDSL reports a verifier's cause instead.
             raise VerifyException(
                 f"{self.name}: the verifier of {plugin.describe()} {_failure(err)}"
-            ) from err
+            ) from None
 
     verify_.__graphopt_plugin__ = plugin  # type: ignore[attr-defined]
     verify_.__doc__ = original.__doc__
@@ -379,18 +381,17 @@ def load_plugin(
         except PluginError:
             raise
         except (Exception, SystemExit) as err:  # the plugin's own code failed
-            verb = "failed to import" if not isinstance(err, SystemExit) else "failed to import: it"
-            raise PluginError(f"plugin '{name}' {verb}: {_describe_import_failure(err)}") from err
+            raise PluginError(f"plugin '{name}' {_import_failure(err)}") from err
     register = getattr(module, "register", None)
     if not callable(register):
         raise PluginError(f"plugin '{name}' has no function register(registry)")
     _call_register(_Plugin(name, module), register, registry)
 
 
-def _describe_import_failure(err: BaseException) -> str:
+def _import_failure(err: BaseException) -> str:
     if isinstance(err, SystemExit):
-        return _failure(err)
-    return f"{type(err).__name__}: {err}"
+        return f"{_failure(err)} while it was imported"
+    return f"failed to import: {type(err).__name__}: {err}"
 
 
 def _call_register(
@@ -441,7 +442,7 @@ def _load_entry_point(ep, registry: PluginRegistry) -> None:
     try:
         target = ep.load()
     except (Exception, SystemExit) as err:
-        raise PluginError(f"{label} failed to import: {_describe_import_failure(err)}") from err
+        raise PluginError(f"{label} {_import_failure(err)}") from err
     register = target if callable(target) else getattr(target, "register", None)
     if not callable(register):
         raise PluginError(f"{label} has no register(registry)")
