@@ -7,7 +7,8 @@ It shows everything an op needs to take part in the whole compiler:
 * its index-space compute rule, so ``lower-graph-to-loop`` can compile it;
 * its gradient rule, so ``autodiff`` can differentiate through it.
 
-    graph-opt --load-plugin examples/plugins/square_op.py -p 'autodiff{func=f}' model.mlir
+    graph-run --load-plugin examples/plugins/square_op.py examples/plugins/square.mlir --check
+    graph-opt --load-plugin examples/plugins/square_op.py -p 'autodiff{func=energy}' examples/plugins/square.mlir
 """
 
 from __future__ import annotations
