@@ -10,7 +10,7 @@
 // CHECK: func.return %[[G]]
 
 // LOOP: func.func private @f_k0
-// LOOP: memref.load
+// LOOP: arith.constant
 // LOOP: func.func @f(%{{.*}}: memref<8x16xf32>
 
 // DOT: digraph "f"
