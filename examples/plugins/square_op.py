@@ -78,12 +78,6 @@ def square_gradient_rule(ctx, op: SquareOp, grads: Sequence[SSAValue | None]) ->
 
 
 def register(registry: PluginRegistry) -> None:
-    from graphopt.transforms.autodiff import register_gradient_rule
-
     registry.add_dialect(Toy)
     registry.add_compute_rule(SquareOp, square_compute_rule)
-    add_gradient_rule = getattr(registry, "add_gradient_rule", None)
-    if add_gradient_rule is not None:
-        add_gradient_rule(SquareOp, square_gradient_rule)
-    else:
-        register_gradient_rule(SquareOp, square_gradient_rule)
+    registry.add_gradient_rule(SquareOp, square_gradient_rule)
