@@ -63,6 +63,7 @@ from graphopt.errors import PluginError
 
 ENTRY_POINT_GROUP = "graphopt.plugins"
 
+
 class PluginWarning(UserWarning):
     """An installed plugin could not be loaded and was skipped."""
 

@@ -21,9 +21,9 @@ def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
 def test_python_dash_m_graphopt_is_graph_opt() -> None:
     ok = run("-m", "graphopt", "-p", "cse", "examples/mlp.mlir")
     assert ok.returncode == 0 and "func.func @mlp" in ok.stdout
-    bad = run("-m", "graphopt", "examples/bad.mlir")
+    bad = run("-m", "graphopt", "examples/errors/bad.mlir")
     assert bad.returncode == 1
-    assert bad.stderr.startswith("examples/bad.mlir:2:3: error: graph.matmul: inner dimensions differ")
+    assert bad.stderr.startswith("examples/errors/bad.mlir:2:3: error: graph.matmul: inner dimensions differ")
     assert run("-m", "graphopt", "--help").stdout.startswith("usage: python -m graphopt")
 
 

@@ -14,7 +14,8 @@
 // LOOP: func.func @f(%{{.*}}: memref<8x16xf32>
 
 // DOT: digraph "f"
-// DOT: subgraph cluster_0
+// DOT: subgraph cluster_k0 {
+// DOT-NEXT: label="k0 matmul_relu\nout_ewise_fusable"
 
 // LLVM: define internal void @{{"?}}f_k0
 // LLVM: define void @{{"?}}f{{"?}}(

@@ -1,6 +1,6 @@
 // Negative tests in the style of mlir-opt: the file is split into chunks at
 // the separator lines, and each chunk says which diagnostic it expects:
-//   graph-opt --split-input-file --verify-diagnostics examples/invalid.mlir
+//   graph-opt --split-input-file --verify-diagnostics examples/errors/invalid.mlir
 
 func.func @inner_dims(%x: tensor<8x16xf32>, %w: tensor<32x4xf32>) -> tensor<8x4xf32> {
   // expected-error @+1 {{graph.matmul: inner dimensions differ (8x16 vs 32x4)}}
