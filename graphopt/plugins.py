@@ -344,9 +344,17 @@ def _spec_name(spec: str | os.PathLike[str] | ModuleType) -> str:
     return os.fspath(spec)
 
 
+def _looks_like_path(spec: str) -> bool:
+    return spec.endswith(".py") or os.sep in spec or "/" in spec
+
+
+def _loaded_key(spec: str) -> str:
+    """One key per plugin: a file by its real path, however it was spelled."""
+    return os.path.realpath(spec) if _looks_like_path(spec) else spec
+
+
 def _import_plugin(spec: str) -> ModuleType:
-    looks_like_path = spec.endswith(".py") or os.sep in spec or "/" in spec
-    if looks_like_path:
+    if _looks_like_path(spec):
         path = os.path.abspath(spec)
         if not os.path.isfile(path):
             raise PluginError(f"plugin file '{spec}' does not exist")
@@ -372,7 +380,7 @@ def load_plugin(
     register it.  Loading one twice is a no-op; a failure raises
     :class:`PluginError` and leaves ``registry`` as it was."""
     name = _spec_name(spec)
-    if name in registry.loaded:
+    if _loaded_key(name) in registry.loaded:
         return
     if isinstance(spec, ModuleType):
         module = spec
@@ -410,7 +418,7 @@ def _call_register(
         raise PluginError(f"{plugin.describe()} failed to register: {_failure(err).removeprefix('raised ')}") from err
     finally:
         registry._current = None
-    registry.loaded.append(plugin.spec)
+    registry.loaded.append(_loaded_key(plugin.spec))
 
 
 def _warn(message: str) -> None:

@@ -386,3 +386,32 @@ def test_entry_point_plugins_load_and_a_broken_one_only_warns(monkeypatch: pytes
     with pytest.raises(PluginError, match="entry point 'broken'"):
         load_plugins(registry=PluginRegistry(), warn=None)
     sys.modules.pop("graphopt_test_good_plugin", None)
+
+
+def test_sys_exit_inside_a_plugin_pass_is_an_error(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "exit_pass.py",
+        """
+        import sys
+
+        from xdsl.pattern_rewriter import RewritePattern, op_type_rewrite_pattern
+
+        from graphopt.dialects import graph
+
+
+        class Quit(RewritePattern):
+            @op_type_rewrite_pattern
+            def match_and_rewrite(self, op: graph.ExpOp, rewriter) -> None:
+                sys.exit(0)
+
+
+        def register(registry):
+            registry.add_pattern_pass("quit-on-exp", [Quit()])
+        """,
+    )
+    with pytest.raises(PluginError) as info:
+        graphopt.compile(str(INPUTS / "relu.mlir"), "quit-on-exp", plugins=[str(path)])
+    assert "pass 'quit-on-exp' of plugin '" in str(info.value)
+    assert "called sys.exit(0) on graph.exp" in str(info.value)
+    assert info.value.location is not None and info.value.location.endswith("relu.mlir:2:3")
