@@ -42,14 +42,14 @@ import importlib.util
 import os
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from types import ModuleType, TracebackType
+from types import ModuleType
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
-from xdsl.ir import Dialect, Operation
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -57,9 +57,17 @@ from xdsl.pattern_rewriter import (
     PatternRewriteWalker,
     RewritePattern,
 )
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from graphopt.errors import PluginError
+from graphopt.plugin_guards import (
+    PluginOrigin,
+    builtin_dialect_source,
+    builtin_op_source,
+    builtin_pass_source,
+    describe_failure,
+    guard_pass,
+    guard_verifier,
+)
 
 ENTRY_POINT_GROUP = "graphopt.plugins"
 
@@ -81,7 +89,7 @@ class PluginRegistry:
     loaded: list[str] = field(default_factory=list)
     sources: dict[tuple[str, str], str] = field(default_factory=dict)
     entry_points_loaded: bool = False
-    _current: _Plugin | None = None
+    _current: PluginOrigin | None = None
 
     # -- what a plugin calls --------------------------------------------------
 
@@ -93,7 +101,7 @@ class PluginRegistry:
         for name in op_names:
             self._claim("op", name, builtin_op_source(name))
         for op_cls in dialect.operations:
-            _guard_verifier(op_cls, plugin)
+            guard_verifier(op_cls, plugin)
         self.sources[("dialect", dialect.name)] = plugin.describe()
         for name in op_names:
             self.sources[("op", name)] = plugin.describe()
@@ -103,7 +111,7 @@ class PluginRegistry:
         """Register ``pass_cls`` under its ``name``, which must be new."""
         plugin = self._plugin()
         self._claim("pass", pass_cls.name, builtin_pass_source(pass_cls.name))
-        _guard_pass(pass_cls, plugin)
+        guard_pass(pass_cls, plugin)
         self.sources[("pass", pass_cls.name)] = plugin.describe()
         self.passes[pass_cls.name] = lambda: pass_cls
 
@@ -134,8 +142,8 @@ class PluginRegistry:
 
     # -- bookkeeping ----------------------------------------------------------
 
-    def _plugin(self) -> _Plugin:
-        return self._current or _Plugin(None, None)
+    def _plugin(self) -> PluginOrigin:
+        return self._current or PluginOrigin(None, None)
 
     def _claim(self, kind: str, name: str, builtin: str | None) -> None:
         """Refuse ``name`` when a builtin or another plugin already has it."""
@@ -149,26 +157,6 @@ class PluginRegistry:
 
     def _restore(self, snapshot: tuple[dict, dict, dict]) -> None:
         self.dialects, self.passes, self.sources = (dict(s) for s in snapshot)
-
-
-@dataclass(frozen=True)
-class _Plugin:
-    """The plugin being registered: how to name it, and where its code is."""
-
-    spec: str | None
-    module: ModuleType | None
-
-    def describe(self) -> str:
-        return f"plugin '{self.spec}'" if self.spec is not None else "a direct registry call"
-
-    def owns_file(self, filename: str) -> bool:
-        path = getattr(self.module, "__file__", None)
-        if not path:
-            return False
-        path = os.path.abspath(path)
-        if os.path.basename(path) == "__init__.py":  # a package: every file in it
-            return os.path.abspath(filename).startswith(os.path.dirname(path) + os.sep)
-        return os.path.abspath(filename) == path
 
 
 def pattern_pass(
@@ -189,144 +177,6 @@ def pattern_pass(
         {"name": name, "apply": apply, "__doc__": doc or f"Pattern pass {name}."},
     )
     return dataclass(frozen=True)(cls)
-
-
-# --------------------------------------------------------------------------
-# what is built in (for collisions)
-# --------------------------------------------------------------------------
-
-
-def _xdsl_universes() -> Iterator[tuple[str, object]]:
-    """(source, Universe) for xDSL itself and every other installed xDSL
-    universe except graph-opt's own (which publishes graph-opt's builtins)."""
-    from xdsl.universe import XDSL_UNIVERSE
-
-    yield "xDSL", XDSL_UNIVERSE
-    for ep in entry_points(group="xdsl.universe"):
-        if ep.name in ("xdsl", "graphopt"):
-            continue
-        try:
-            yield f"the xDSL universe '{ep.name}'", ep.load()
-        except Exception:  # noqa: BLE001 - a broken universe is xdsl-opt's to report
-            continue
-
-
-def builtin_pass_source(name: str) -> str | None:
-    """Who defines the pass (or named pipeline) ``name``, if it is not a plugin."""
-    from graphopt.transforms import PASS_LOCATIONS
-    from graphopt.transforms.pipelines import NAMED_PIPELINES
-
-    if name in PASS_LOCATIONS:
-        return "graph-opt"
-    if name in NAMED_PIPELINES:
-        return "graph-opt (a named pipeline)"
-    for source, universe in _xdsl_universes():
-        if name in getattr(universe, "all_passes", {}):
-            return source
-    return None
-
-
-def builtin_dialect_source(name: str) -> str | None:
-    from graphopt.dialects import project_dialects
-
-    if name in project_dialects():
-        return "graph-opt"
-    for source, universe in _xdsl_universes():
-        if name in getattr(universe, "all_dialects", {}):
-            return source
-    return None
-
-
-def builtin_op_source(op_name: str) -> str | None:
-    """Who defines the op ``op_name`` (looked up in the dialect its prefix names)."""
-    from graphopt.dialects import project_dialects
-
-    prefix = op_name.split(".", 1)[0]
-    factories = [("graph-opt", project_dialects().get(prefix))]
-    factories += [(s, getattr(u, "all_dialects", {}).get(prefix)) for s, u in _xdsl_universes()]
-    for source, factory in factories:
-        if factory is None:
-            continue
-        if any(op.name == op_name for op in factory().operations):
-            return f"{source} (dialect '{prefix}')"
-    return None
-
-
-# --------------------------------------------------------------------------
-# a plugin's code failing at run time
-# --------------------------------------------------------------------------
-
-
-def _failure(err: BaseException) -> str:
-    if isinstance(err, SystemExit):
-        return f"called sys.exit({err.code!r})"
-    return f"raised {type(err).__name__}: {err}"
-
-
-def _op_in_traceback(tb: TracebackType | None, plugin: _Plugin) -> Operation | None:
-    """The innermost op a frame of the plugin's own code was working on."""
-    found: Operation | None = None
-    while tb is not None:
-        frame = tb.tb_frame
-        if plugin.owns_file(frame.f_code.co_filename):
-            for value in frame.f_locals.values():
-                if isinstance(value, Operation) and not isinstance(value, ModuleOp):
-                    found = value
-        tb = tb.tb_next
-    return found
-
-
-def _location(op: Operation) -> str | None:
-    loc = op.location
-    if isinstance(loc, FileLineColLoc):
-        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-    return None
-
-
-def _guard_verifier(op_cls: type[Operation], plugin: _Plugin) -> None:
-    """Make a crash in ``op_cls``'s verifier a verifier error naming the plugin."""
-    if getattr(op_cls.verify_, "__graphopt_plugin__", None) is not None:
-        return
-    original = op_cls.verify_
-
-    def verify_(self: Operation) -> None:
-        try:
-            original(self)
-        except VerifyException:
-            raise
-        except (Exception, SystemExit) as err:
-            # ``from None``: the message is the diagnostic (the crash stays
-            # in ``__context__``); xDSL reports a verifier's cause instead.
-            raise VerifyException(
-                f"{self.name}: the verifier of {plugin.describe()} {_failure(err)}"
-            ) from None
-
-    verify_.__graphopt_plugin__ = plugin  # type: ignore[attr-defined]
-    verify_.__doc__ = original.__doc__
-    op_cls.verify_ = verify_  # type: ignore[method-assign]
-
-
-def _guard_pass(pass_cls: type[ModulePass], plugin: _Plugin) -> None:
-    """Make a crash in a plugin pass one error naming the pass, the plugin and
-    the op its code was working on (with that op's location)."""
-    if getattr(pass_cls.apply, "__graphopt_plugin__", None) is not None:
-        return
-    original = pass_cls.apply
-
-    def apply(self: ModulePass, ctx: Context, op: ModuleOp) -> None:
-        try:
-            original(self, ctx, op)
-        except DiagnosticException:  # the plugin's own diagnostic: keep it
-            raise
-        except (Exception, SystemExit) as err:
-            culprit = _op_in_traceback(err.__traceback__, plugin)
-            where = f" on {culprit.name}" if culprit is not None else ""
-            message = f"pass '{self.name}' of {plugin.describe()} {_failure(err)}{where}"
-            location = _location(culprit) if culprit is not None else None
-            raise PluginError(message, location=location) from err
-
-    apply.__graphopt_plugin__ = plugin  # type: ignore[attr-defined]
-    pass_cls.apply = apply  # type: ignore[method-assign]
 
 
 # --------------------------------------------------------------------------
@@ -394,17 +244,17 @@ def load_plugin(
     register = getattr(module, "register", None)
     if not callable(register):
         raise PluginError(f"plugin '{name}' has no function register(registry)")
-    _call_register(_Plugin(name, module), register, registry)
+    _call_register(PluginOrigin(name, module), register, registry)
 
 
 def _import_failure(err: BaseException) -> str:
     if isinstance(err, SystemExit):
-        return f"{_failure(err)} while it was imported"
+        return f"{describe_failure(err)} while it was imported"
     return f"failed to import: {type(err).__name__}: {err}"
 
 
 def _call_register(
-    plugin: _Plugin, register: Callable[[PluginRegistry], None], registry: PluginRegistry
+    plugin: PluginOrigin, register: Callable[[PluginRegistry], None], registry: PluginRegistry
 ) -> None:
     snapshot = registry._snapshot()
     registry._current = plugin
@@ -415,7 +265,7 @@ def _call_register(
         raise
     except (Exception, SystemExit) as err:
         registry._restore(snapshot)
-        raise PluginError(f"{plugin.describe()} failed to register: {_failure(err).removeprefix('raised ')}") from err
+        raise PluginError(f"{plugin.describe()} failed to register: {describe_failure(err).removeprefix('raised ')}") from err
     finally:
         registry._current = None
     registry.loaded.append(_loaded_key(plugin.spec))
@@ -456,7 +306,7 @@ def _load_entry_point(ep, registry: PluginRegistry) -> None:
     if not callable(register):
         raise PluginError(f"{label} has no register(registry)")
     module = sys.modules.get(ep.module)
-    _call_register(_Plugin(ep.value, module), register, registry)
+    _call_register(PluginOrigin(ep.value, module), register, registry)
 
 
 def load_plugins(
