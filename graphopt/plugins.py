@@ -1,10 +1,12 @@
 """The plugin API: how user code extends graph-opt.
 
 A plugin is a Python module (or a ``.py`` file) with a top-level function
-``register(registry: PluginRegistry) -> None``.  It is loaded by
-``graph-opt --load-plugin PATH_OR_MODULE`` (repeatable) or discovered through
-the entry-point group ``graphopt.plugins`` (an entry point names the module or
-its ``register`` function).  Inside ``register`` a plugin may:
+``register(registry: PluginRegistry) -> None``.  Every entry point sees the
+same plugins: ``graph-opt`` and ``graph-run`` take ``--load-plugin
+PATH_OR_MODULE`` (repeatable), ``graphopt.compile(..., plugins=[...])`` takes
+the same specs, and all three load the plugins installed under the
+entry-point group ``graphopt.plugins`` (an entry point names the module or its
+``register`` function).  Inside ``register`` a plugin may:
 
 * ``registry.add_dialect(dialect)`` -- new dialects and their ops;
 * ``registry.add_pass(PassClass)`` -- a new ``ModulePass`` under its ``name``;
@@ -15,14 +17,20 @@ its ``register`` function).  Inside ``register`` a plugin may:
 * ``registry.add_compute_rule(OpClass, rule)`` -- how ``lower-graph-to-loop``
   computes an element of ``OpClass``'s result (see ``lowering.compute_rules``);
 * ``registry.add_gradient_rule(OpClass, rule)`` -- how ``autodiff``
-  differentiates ``OpClass`` (see ``transforms.autodiff.rules``);
+  differentiates ``OpClass`` (see ``transforms.autodiff.rules``).
 
-Example::
+Plugins are held to the rules of the rest of the compiler:
 
-    from graphopt.plugins import PluginRegistry
-
-    def register(registry: PluginRegistry) -> None:
-        registry.add_pattern_pass("relu-cleanup", [FoldReluRelu(), FoldMulOne()])
+* a name is never silently replaced: a pass, dialect or op whose name is
+  already taken -- by xDSL, by graph-opt or by another plugin -- is refused
+  with a :class:`PluginError` naming both sources;
+* a plugin that raises, or calls ``sys.exit``, while it is imported or
+  registered gives a :class:`PluginError` naming it, and what it registered
+  is rolled back;
+* an installed (entry-point) plugin that fails only gives a warning, so one
+  broken package does not disable ``--help``, ``--version`` or the others;
+* an op verifier or a pass of a plugin that raises gives one error naming
+  the op, its location and the plugin, not an "internal error".
 
 ``examples/plugins/relu_cleanup.py`` is a complete, tested plugin.
 """
@@ -33,7 +41,8 @@ import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from types import ModuleType
@@ -49,25 +58,61 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from graphopt.errors import PluginError
+from graphopt.plugin_guards import (
+    PluginOrigin,
+    builtin_dialect_source,
+    builtin_op_source,
+    builtin_pass_source,
+    describe_failure,
+    guard_pass,
+    guard_verifier,
+)
+
 ENTRY_POINT_GROUP = "graphopt.plugins"
 
 
-class PluginError(Exception):
-    """A plugin could not be loaded or registered."""
+class PluginWarning(UserWarning):
+    """An installed plugin could not be loaded and was skipped."""
 
 
 @dataclass
 class PluginRegistry:
-    """What plugins have registered, consulted by the tools at start-up."""
+    """What plugins have registered, consulted by the tools at start-up.
+
+    ``sources`` records who registered each name (``("pass", "cse")`` ->
+    ``"plugin 'x.py'"``), so that a collision can name both sides.
+    """
 
     dialects: dict[str, Callable[[], Dialect]] = field(default_factory=dict)
     passes: dict[str, Callable[[], type[ModulePass]]] = field(default_factory=dict)
     loaded: list[str] = field(default_factory=list)
+    sources: dict[tuple[str, str], str] = field(default_factory=dict)
+    entry_points_loaded: bool = False
+    _current: PluginOrigin | None = None
+
+    # -- what a plugin calls --------------------------------------------------
 
     def add_dialect(self, dialect: Dialect) -> None:
+        """Register ``dialect`` and its ops; their names must be new."""
+        plugin = self._plugin()
+        self._claim("dialect", dialect.name, builtin_dialect_source(dialect.name))
+        op_names = [op.name for op in dialect.operations]
+        for name in op_names:
+            self._claim("op", name, builtin_op_source(name))
+        for op_cls in dialect.operations:
+            guard_verifier(op_cls, plugin)
+        self.sources[("dialect", dialect.name)] = plugin.describe()
+        for name in op_names:
+            self.sources[("op", name)] = plugin.describe()
         self.dialects[dialect.name] = lambda: dialect
 
     def add_pass(self, pass_cls: type[ModulePass]) -> None:
+        """Register ``pass_cls`` under its ``name``, which must be new."""
+        plugin = self._plugin()
+        self._claim("pass", pass_cls.name, builtin_pass_source(pass_cls.name))
+        guard_pass(pass_cls, plugin)
+        self.sources[("pass", pass_cls.name)] = plugin.describe()
         self.passes[pass_cls.name] = lambda: pass_cls
 
     def add_canonicalization_pattern(self, op_class: type, pattern: RewritePattern) -> None:
@@ -95,6 +140,24 @@ class PluginRegistry:
         self.add_pass(pass_cls)
         return pass_cls
 
+    # -- bookkeeping ----------------------------------------------------------
+
+    def _plugin(self) -> PluginOrigin:
+        return self._current or PluginOrigin(None, None)
+
+    def _claim(self, kind: str, name: str, builtin: str | None) -> None:
+        """Refuse ``name`` when a builtin or another plugin already has it."""
+        me = self._plugin().describe()
+        owner = builtin or self.sources.get((kind, name))
+        if owner is not None:
+            raise PluginError(f"{me} registers {kind} '{name}', which {owner} already defines")
+
+    def _snapshot(self) -> tuple[dict, dict, dict]:
+        return dict(self.dialects), dict(self.passes), dict(self.sources)
+
+    def _restore(self, snapshot: tuple[dict, dict, dict]) -> None:
+        self.dialects, self.passes, self.sources = (dict(s) for s in snapshot)
+
 
 def pattern_pass(
     name: str, patterns: Sequence[RewritePattern], doc: str = ""
@@ -116,13 +179,32 @@ def pattern_pass(
     return dataclass(frozen=True)(cls)
 
 
+# --------------------------------------------------------------------------
+# loading
+# --------------------------------------------------------------------------
+
+
 REGISTRY = PluginRegistry()
-"""The process-wide registry the tools read."""
+"""The process-wide registry the tools and ``graphopt.compile`` read."""
+
+
+def _spec_name(spec: str | os.PathLike[str] | ModuleType) -> str:
+    if isinstance(spec, ModuleType):
+        return spec.__name__
+    return os.fspath(spec)
+
+
+def _looks_like_path(spec: str) -> bool:
+    return spec.endswith(".py") or os.sep in spec or "/" in spec
+
+
+def _loaded_key(spec: str) -> str:
+    """One key per plugin: a file by its real path, however it was spelled."""
+    return os.path.realpath(spec) if _looks_like_path(spec) else spec
 
 
 def _import_plugin(spec: str) -> ModuleType:
-    looks_like_path = spec.endswith(".py") or os.sep in spec or "/" in spec
-    if looks_like_path:
+    if _looks_like_path(spec):
         path = os.path.abspath(spec)
         if not os.path.isfile(path):
             raise PluginError(f"plugin file '{spec}' does not exist")
@@ -132,59 +214,134 @@ def _import_plugin(spec: str) -> ModuleType:
             raise PluginError(f"cannot load plugin file '{spec}'")
         module = importlib.util.module_from_spec(mod_spec)
         sys.modules[mod_name] = module
-        mod_spec.loader.exec_module(module)
+        try:
+            mod_spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(mod_name, None)
+            raise
         return module
     return importlib.import_module(spec)
 
 
-def load_plugin(spec: str, registry: PluginRegistry = REGISTRY) -> None:
-    """Import the plugin ``spec`` (a file path or a module name) and register it."""
-    if spec in registry.loaded:
+def load_plugin(
+    spec: str | os.PathLike[str] | ModuleType, registry: PluginRegistry = REGISTRY
+) -> None:
+    """Import the plugin ``spec`` (a file path, a module name or a module) and
+    register it.  Loading one twice is a no-op; a failure raises
+    :class:`PluginError` and leaves ``registry`` as it was."""
+    name = _spec_name(spec)
+    if _loaded_key(name) in registry.loaded:
         return
-    try:
-        module = _import_plugin(spec)
-    except PluginError:
-        raise
-    except Exception as err:  # the plugin's own code failed
-        raise PluginError(
-            f"plugin '{spec}' failed to import: {type(err).__name__}: {err}"
-        ) from err
+    if isinstance(spec, ModuleType):
+        module = spec
+    else:
+        try:
+            module = _import_plugin(name)
+        except PluginError:
+            raise
+        except (Exception, SystemExit) as err:  # the plugin's own code failed
+            raise PluginError(f"plugin '{name}' {_import_failure(err)}") from err
     register = getattr(module, "register", None)
     if not callable(register):
-        raise PluginError(f"plugin '{spec}' has no function register(registry)")
-    _call_register(spec, register, registry)
+        raise PluginError(f"plugin '{name}' has no function register(registry)")
+    _call_register(PluginOrigin(name, module), register, registry)
+
+
+def _import_failure(err: BaseException) -> str:
+    if isinstance(err, SystemExit):
+        return f"{describe_failure(err)} while it was imported"
+    return f"failed to import: {type(err).__name__}: {err}"
 
 
 def _call_register(
-    spec: str, register: Callable[[PluginRegistry], None], registry: PluginRegistry
+    plugin: PluginOrigin, register: Callable[[PluginRegistry], None], registry: PluginRegistry
 ) -> None:
+    snapshot = registry._snapshot()
+    registry._current = plugin
     try:
         register(registry)
-    except Exception as err:
-        raise PluginError(
-            f"plugin '{spec}' failed to register: {type(err).__name__}: {err}"
-        ) from err
-    registry.loaded.append(spec)
+    except PluginError:
+        registry._restore(snapshot)
+        raise
+    except (Exception, SystemExit) as err:
+        registry._restore(snapshot)
+        raise PluginError(f"{plugin.describe()} failed to register: {describe_failure(err).removeprefix('raised ')}") from err
+    finally:
+        registry._current = None
+    registry.loaded.append(_loaded_key(plugin.spec))
 
 
-def load_entry_point_plugins(registry: PluginRegistry = REGISTRY) -> None:
-    """Load every plugin installed under the ``graphopt.plugins`` entry-point group."""
+def _warn(message: str) -> None:
+    warnings.warn(message, PluginWarning, stacklevel=3)
+
+
+def load_entry_point_plugins(
+    registry: PluginRegistry = REGISTRY, warn: Callable[[str], None] | None = _warn
+) -> None:
+    """Load every plugin installed under the ``graphopt.plugins`` entry-point
+    group, once per registry.  One that fails is skipped with ``warn(message)``
+    (a :class:`PluginWarning` by default) and the others still load; with
+    ``warn=None`` the first failure raises :class:`PluginError`."""
+    if registry.entry_points_loaded:
+        return
+    registry.entry_points_loaded = True
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.value in registry.loaded:
             continue
         try:
-            target = ep.load()
-        except Exception as err:
-            raise PluginError(
-                f"plugin entry point '{ep.name}' ({ep.value}) failed to import: "
-                f"{type(err).__name__}: {err}"
-            ) from err
-        register = target if callable(target) else getattr(target, "register", None)
-        if not callable(register):
-            raise PluginError(
-                f"plugin entry point '{ep.name}' ({ep.value}) has no register(registry)"
-            )
-        _call_register(ep.value, register, registry)
+            _load_entry_point(ep, registry)
+        except PluginError as err:
+            if warn is None:
+                raise
+            warn(f"{err}; the plugin is skipped")
+
+
+def _load_entry_point(ep, registry: PluginRegistry) -> None:
+    label = f"plugin entry point '{ep.name}' ({ep.value})"
+    try:
+        target = ep.load()
+    except (Exception, SystemExit) as err:
+        raise PluginError(f"{label} {_import_failure(err)}") from err
+    register = target if callable(target) else getattr(target, "register", None)
+    if not callable(register):
+        raise PluginError(f"{label} has no register(registry)")
+    module = sys.modules.get(ep.module)
+    _call_register(PluginOrigin(ep.value, module), register, registry)
+
+
+def load_plugins(
+    specs: Iterable[str | os.PathLike[str] | ModuleType] = (),
+    *,
+    registry: PluginRegistry = REGISTRY,
+    entry_points: bool = True,
+    warn: Callable[[str], None] | None = _warn,
+    strict: bool = True,
+) -> None:
+    """What every entry point calls: the installed plugins (a failure warns),
+    then ``specs`` in order (a failure raises :class:`PluginError`, or with
+    ``strict=False`` -- for ``--help`` and ``--version`` -- warns)."""
+    if entry_points:
+        load_entry_point_plugins(registry, warn)
+    for spec in specs:
+        try:
+            load_plugin(spec, registry)
+        except PluginError as err:
+            if strict or warn is None:
+                raise
+            warn(str(err))
+
+
+def load_cli_plugins(tool: str, specs: Sequence[str], argv: Sequence[str]) -> None:
+    """The command-line tools' start-up: installed plugins, then ``--load-plugin``
+    specs.  Warnings go to stderr as ``tool: warning: ...``.  With ``-h``,
+    ``--help`` or ``--version`` in ``argv`` a broken ``--load-plugin`` is only a
+    warning too, so help and the version are always shown."""
+
+    def warn(message: str) -> None:
+        print(f"{tool}: warning: {message}", file=sys.stderr)
+
+    informational = any(a in ("-h", "--help", "--version") for a in argv)
+    load_plugins(specs, warn=warn, strict=not informational)
 
 
 __all__ = [
@@ -193,8 +350,11 @@ __all__ = [
     "PatternRewriter",
     "PluginError",
     "PluginRegistry",
+    "PluginWarning",
     "RewritePattern",
+    "load_cli_plugins",
     "load_entry_point_plugins",
     "load_plugin",
+    "load_plugins",
     "pattern_pass",
 ]

@@ -53,10 +53,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
+from graphopt import errors
 from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
 
 
-class LoweringError(Exception):
+class LoweringError(errors.LoweringError):
     """A graph op cannot be lowered (for example: no compute rule for it)."""
 
 

@@ -1,34 +1,60 @@
-"""``graphopt.compile``: a graph-level module (or ``.mlir`` file) to native code.
+"""``graphopt.compile``: a graph-level model to native code.
 
     cm = graphopt.compile("examples/mlp.mlir", pipeline="canonicalize,cse")
-    probs = cm["mlp"](x)            # or cm.mlp(x)
+    probs = cm["mlp"](x)            # or cm.mlp(x), cm.mlp(x=x), cm.run(None, {"x": x})
 
-The graph-level passes run first: the named pipeline of ``opt_level`` (0-3,
-see ``graphopt.transforms.pipelines``), then ``pipeline`` (any ``graph-opt -p``
-spec, named pipelines such as ``default`` included).  Then the lowering
-passes, ``lower-graph-to-loop`` and ``lower-loop-to-llvm``: the same pass
-pipeline ``graph-opt`` runs (``transforms.pipelines.with_lowering``).  The
-runtime reads the drivers' ABI from the lowered module's ``#loop.abi``
-attributes and llvmlite compiles it at speed level 3 for the host CPU, so
+``source`` is one of
+
+* a ``builtin.module`` (not modified; it is cloned),
+* a path (``str`` or ``os.PathLike``) of a ``.mlir`` file,
+* IR text: a ``str`` that contains a newline or a ``{`` (no path does).
+
+The result says which it took: ``cm.source.kind`` is ``"module"``, ``"path"``
+or ``"text"``.  The graph-level passes run first: the named pipeline of
+``opt_level`` (0-3, see ``graphopt.transforms.pipelines``), then ``pipeline``
+(any ``graph-opt -p`` spec, named pipelines such as ``default`` included).
+Then the lowering passes, ``lower-graph-to-loop`` and ``lower-loop-to-llvm``:
+the same pass pipeline ``graph-opt`` runs (``transforms.pipelines.with_lowering``).
+The runtime reads the drivers' ABI from the lowered module's ``#loop.abi``
+attributes and llvmlite compiles it at ``llvm_opt_level`` for the host CPU, so
 ``opt_level=2`` compiles exactly what ``graph-opt -O2 -t llvm`` prints.
+
+``plugins`` are loaded first (the same specs as ``--load-plugin``), after the
+plugins installed under the ``graphopt.plugins`` entry-point group.
+
+Every failure caused by the input is a :class:`graphopt.GraphOptError`:
+``ParseError``, ``VerifyError``, ``PipelineError``, ``LoweringError``,
+``ArgumentError`` or ``PluginError``.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Literal
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import PassPipeline
-from xdsl.utils.exceptions import ArgSpecParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+from xdsl.utils.exceptions import ParseError as XdslParseError
 
 from graphopt.dialects import project_context
+from graphopt.errors import (
+    ArgumentError,
+    GraphOptError,
+    LoweringError,
+    ParseError,
+    PipelineError,
+)
+from graphopt.plugins import load_plugins
 from graphopt.runtime.executable import CompiledModule, compile_llvm_module
-from graphopt.tools.diagnostics import LocatedParser, UserError, verify_located
+from graphopt.tools.diagnostics import LocatedParser, verify_located
 from graphopt.transforms import available_passes
 from graphopt.transforms.pipelines import (
-    PipelineError,
     combine,
     expand_named_pipelines,
     normalize_level,
@@ -36,53 +62,107 @@ from graphopt.transforms.pipelines import (
     with_lowering,
 )
 
+SourceKind = Literal["module", "path", "text"]
+PluginSpec = str | os.PathLike[str] | ModuleType
+"""A plugin: a ``.py`` path, a module name, or an imported module."""
+
+
+@dataclass(frozen=True)
+class CompileSource:
+    """What ``graphopt.compile`` was given: its kind and a name for messages."""
+
+    kind: SourceKind
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.kind} '{self.name}'" if self.kind != "module" else "a module"
+
+
+def _parse(text: str, name: str) -> ModuleOp:
+    try:
+        module = LocatedParser(project_context(), text, name).parse_module()
+    except XdslParseError as err:
+        if isinstance(err, ParseError):
+            raise
+        raise ParseError(err.span, err.msg) from None
+    verify_located(module)
+    return module
+
 
 def parse_file(path: str | os.PathLike[str]) -> ModuleOp:
     """Parse and verify a ``.mlir`` file, with source locations on every op."""
     path = Path(path)
     text = path.read_bytes().decode("utf-8", errors="replace")
-    module = LocatedParser(project_context(), text, str(path)).parse_module()
-    verify_located(module)
-    return module
+    return _parse(text, str(path))
 
 
 def parse_text(text: str, name: str = "<string>") -> ModuleOp:
-    module = LocatedParser(project_context(), text, name).parse_module()
-    verify_located(module)
-    return module
+    """Parse and verify IR text; diagnostics name ``name`` as the file."""
+    return _parse(text, name)
+
+
+def looks_like_ir(text: str) -> bool:
+    """How a ``str`` source is told apart: IR text has a newline or a ``{``."""
+    return "\n" in text or "{" in text
+
+
+def load_source(
+    source: ModuleOp | str | os.PathLike[str],
+) -> tuple[ModuleOp, CompileSource]:
+    """A fresh, verified module from a module, a path or IR text."""
+    if isinstance(source, ModuleOp):
+        module = source.clone()
+        verify_located(module)
+        return module, CompileSource("module", "<module>")
+    if isinstance(source, str) and looks_like_ir(source):
+        return parse_text(source), CompileSource("text", "<string>")
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            what = "no such file" if not os.path.exists(path) else "not a file"
+            raise ArgumentError(
+                f"cannot compile '{path}': {what} (a str without a newline or "
+                "'{' is read as a path; IR text has both)"
+            )
+        return parse_file(path), CompileSource("path", path)
+    raise ArgumentError(
+        "graphopt.compile takes a builtin.module, a path or IR text, "
+        f"not {type(source).__name__}"
+    )
 
 
 def run_pipeline(module: ModuleOp, pipeline: str) -> None:
-    """Apply a ``graph-opt -p`` pipeline spec to ``module`` in place."""
-    try:
-        spec = expand_named_pipelines(pipeline)
-    except PipelineError as err:
-        raise UserError(str(err)) from None
+    """Apply a ``graph-opt -p`` pipeline spec to ``module`` in place.
+
+    A bad spec, or a pass that refuses the IR, raises :class:`PipelineError`."""
+    spec = expand_named_pipelines(pipeline)
     if not spec.strip():
         return
     try:
         passes = PassPipeline.parse_spec(available_passes(), spec)
     except (ValueError, TypeError, ArgSpecParseError) as err:
-        raise UserError(f"invalid pipeline '{pipeline}': {err}") from None
-    passes.apply(project_context(), module)
+        raise PipelineError(f"invalid pipeline '{pipeline}': {err}") from None
+    try:
+        passes.apply(project_context(), module)
+    except GraphOptError:
+        raise
+    except DiagnosticException as err:  # a pass's own diagnostic
+        raise PipelineError(str(err)) from err
     verify_located(module)
 
 
-def lowered_module(
-    source: ModuleOp | str | os.PathLike[str],
+def lower_module(
+    module: ModuleOp,
     pipeline: str = "",
     *,
     opt_level: int | str | None = None,
     max_inline_constant_bytes: int = 4096,
     bounds_check: bool = False,
-) -> ModuleOp:
-    """The llvm-level module of ``source`` after the pipeline of :func:`compile`."""
-    module = source.clone() if isinstance(source, ModuleOp) else parse_file(source)
-    verify_located(module)
-    try:
-        level = pipeline_spec(normalize_level(opt_level)) if opt_level is not None else ""
-    except PipelineError as err:
-        raise UserError(str(err)) from None
+) -> None:
+    """Run the pipeline of :func:`compile` on ``module`` in place, down to the
+    llvm level: the ``opt_level`` pipeline, ``pipeline``, then the lowering
+    passes ``pipeline`` does not run itself."""
+    level = pipeline_spec(normalize_level(opt_level)) if opt_level is not None else ""
     inline = None if max_inline_constant_bytes == 4096 else max_inline_constant_bytes
     spec = with_lowering(
         combine(level, expand_named_pipelines(pipeline)),
@@ -99,6 +179,22 @@ def lowered_module(
     finally:
         if enabled:
             gc.enable()
+
+
+def lowered_module(
+    source: ModuleOp | str | os.PathLike[str],
+    pipeline: str = "",
+    *,
+    opt_level: int | str | None = None,
+    max_inline_constant_bytes: int = 4096,
+    bounds_check: bool = False,
+) -> ModuleOp:
+    """The llvm-level module of ``source`` after the pipeline of :func:`compile`."""
+    module, _ = load_source(source)
+    lower_module(
+        module, pipeline, opt_level=opt_level,
+        max_inline_constant_bytes=max_inline_constant_bytes, bounds_check=bounds_check,
+    )  # fmt: skip
     return module
 
 
@@ -107,23 +203,50 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     pipeline: str = "",
     *,
     opt_level: int | str | None = None,
+    plugins: Sequence[PluginSpec] = (),
     max_inline_constant_bytes: int = 4096,
-    llvm_opt_level: int = 3,
+    llvm_opt_level: Literal[0, 1, 2, 3] = 3,
     bounds_check: bool = False,
 ) -> CompiledModule:
-    """Compile a graph-level module, or the ``.mlir`` file at ``source``.
+    """Compile a graph-level model to native code (see the module docstring).
 
-    A module passed in is not modified.  ``opt_level`` (0-3, or ``"O2"``,
-    ``"default"``...) runs its named pipeline before ``pipeline``; the
-    lowering passes follow unless ``pipeline`` runs them itself.
+    ``opt_level`` (0-3, or ``"O2"``, ``"default"``...) runs its named pipeline
+    before ``pipeline``; the lowering passes follow unless ``pipeline`` runs
+    them itself.  ``max_inline_constant_bytes``: dense constants up to this
+    size become LLVM globals, larger ones are passed by the runtime.
     ``bounds_check=True`` compiles every memref access that cannot be proven
     in bounds with a check: a call that goes out of bounds raises
     ``BoundsError`` instead of touching memory it does not own.
     """
     if isinstance(llvm_opt_level, bool) or llvm_opt_level not in (0, 1, 2, 3):
-        raise UserError(f"llvm_opt_level must be 0, 1, 2 or 3, got {llvm_opt_level!r}")
-    module = lowered_module(
-        source, pipeline, opt_level=opt_level,
+        raise ArgumentError(f"llvm_opt_level must be 0, 1, 2 or 3, got {llvm_opt_level!r}")
+    if isinstance(plugins, (str, os.PathLike, ModuleType)):
+        plugins = [plugins]
+    load_plugins(plugins)
+    module, taken = load_source(source)
+    lower_module(
+        module, pipeline, opt_level=opt_level,
         max_inline_constant_bytes=max_inline_constant_bytes, bounds_check=bounds_check,
     )  # fmt: skip
-    return compile_llvm_module(module, opt_level=llvm_opt_level)
+    try:
+        compiled = compile_llvm_module(module, opt_level=llvm_opt_level)
+    except GraphOptError:
+        raise
+    except DiagnosticException as err:
+        raise LoweringError(str(err)) from err
+    compiled.source = taken
+    return compiled
+
+
+__all__ = [
+    "CompileSource",
+    "PluginSpec",
+    "compile",
+    "load_source",
+    "lower_module",
+    "lowered_module",
+    "looks_like_ir",
+    "parse_file",
+    "parse_text",
+    "run_pipeline",
+]

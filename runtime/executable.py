@@ -10,8 +10,9 @@ module is left untouched; with ``clone=False`` it is lowered in place.
 for a module already at the llvm level: each driver is described by its
 ``#loop.abi`` attribute (:mod:`graphopt.runtime.abi`), nothing else.
 
-A :class:`CompiledFunction` is called with the driver's inputs, in order, as
-numpy arrays of exactly the declared shape and dtype (``i1`` <-> ``bool``,
+A :class:`CompiledFunction` is called with the driver's inputs -- by
+position, by name (``f(x=a)``; an unnamed argument is ``arg<i>``), or as an
+onnxruntime-style feed ``f.run(None, {"x": a})`` -- as numpy arrays of exactly the declared shape and dtype (``i1`` <-> ``bool``,
 one byte per element); it checks them (raising :class:`ArgumentError`, a
 ``ValueError``), makes them C-contiguous, allocates fresh outputs for every
 call and reuses one 64-byte-aligned workspace per thread (so calls from
@@ -28,8 +29,10 @@ from __future__ import annotations
 
 import ctypes
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from difflib import get_close_matches
+from typing import TYPE_CHECKING
 from math import prod
 
 import numpy as np
@@ -39,7 +42,11 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from graphopt.lowering.to_llvm import emit_llvm_ir, lower_loop_to_llvm
 from graphopt.lowering.to_llvm.memref import BOUNDS_FLAG
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
+from graphopt.errors import ArgumentError
 from graphopt.runtime.jit import JITModule, compile_llvm_ir
+
+if TYPE_CHECKING:
+    from graphopt.runtime.compile import CompileSource
 
 __all__ = [
     "ArgSpec",
@@ -53,10 +60,6 @@ __all__ = [
 ]
 
 ALIGNMENT = 64
-
-
-class ArgumentError(ValueError):
-    """A compiled function was called with a wrong argument."""
 
 
 def aligned_empty(shape: Sequence[int], dtype: np.dtype, align: int = ALIGNMENT) -> np.ndarray:
@@ -76,10 +79,17 @@ class ArgSpec:
     name: str | None
     shape: tuple[int, ...]
     dtype: np.dtype
+    role: str = "arg"
+    """``"arg"`` for an input, ``"out"`` for an output."""
 
     @staticmethod
-    def from_memref(index: int, name: str | None, t: MemRefType) -> ArgSpec:
-        return ArgSpec(index, name, tuple(t.get_shape()), numpy_dtype(t.element_type))
+    def from_memref(index: int, name: str | None, t: MemRefType, role: str = "arg") -> ArgSpec:
+        return ArgSpec(index, name, tuple(t.get_shape()), numpy_dtype(t.element_type), role)
+
+    @property
+    def key(self) -> str:
+        """The name to pass or fetch it by: its SSA name, else ``arg<i>`` / ``out<i>``."""
+        return self.name or f"{self.role}{self.index}"
 
     def describe(self) -> str:
         return f"argument {self.index}" + (f" (%{self.name})" if self.name else "")
@@ -98,7 +108,7 @@ class CompiledFunction:
             for i, (n, t) in enumerate(zip(info.input_names, info.input_types))
         ]
         self.outputs = [
-            ArgSpec.from_memref(i, n, t)
+            ArgSpec.from_memref(i, n, t, "out")
             for i, (n, t) in enumerate(zip(info.output_names, info.output_types))
         ]
         self.workspace_bytes = info.workspace_bytes
@@ -112,9 +122,40 @@ class CompiledFunction:
         self.bounds_flag: ctypes.c_uint8 | None = None  # set for bounds-checked code
 
     def __repr__(self) -> str:
-        ins = ", ".join(s.signature() for s in self.inputs)
+        ins = ", ".join(f"{s.key}: {s.signature()}" for s in self.inputs)
         outs = ", ".join(s.signature() for s in self.outputs)
         return f"<CompiledFunction {self.name}({ins}) -> ({outs})>"
+
+    @property
+    def input_names(self) -> list[str]:
+        return [s.key for s in self.inputs]
+
+    @property
+    def output_names(self) -> list[str]:
+        return [s.key for s in self.outputs]
+
+    def bind(self, args: Sequence[object], kwargs: Mapping[str, object]) -> list[object]:
+        """Positional then named inputs, in the driver's order, as Python binds
+        a call: every input exactly once, names from :attr:`input_names`."""
+        if not kwargs:
+            return list(args)
+        if len(args) > len(self.inputs):
+            raise ArgumentError(
+                f"{self.name}: expected {len(self.inputs)} input(s), got {len(args)} by position"
+            )
+        bound: list[object] = list(args) + [_MISSING] * (len(self.inputs) - len(args))
+        by_key = {s.key: s for s in self.inputs}
+        for key, value in kwargs.items():
+            spec = by_key.get(key)
+            if spec is None:
+                raise ArgumentError(f"{self.name}: no input named '{key}'{_suggest(key, by_key)}")
+            if bound[spec.index] is not _MISSING:
+                raise ArgumentError(f"{self.name}: input '{key}' is given by position and by name")
+            bound[spec.index] = value
+        missing = [s.key for s in self.inputs if bound[s.index] is _MISSING]
+        if missing:
+            raise ArgumentError(f"{self.name}: missing input(s): {', '.join(missing)}")
+        return bound
 
     def check_inputs(self, args: Sequence[object]) -> list[np.ndarray]:
         if len(args) != len(self.inputs):
@@ -151,7 +192,38 @@ class CompiledFunction:
             local.address = ws.ctypes.data
         return local.address
 
-    def __call__(self, *args: np.ndarray) -> np.ndarray | tuple[np.ndarray, ...] | None:
+    def __call__(
+        self, *args: np.ndarray, **kwargs: np.ndarray
+    ) -> np.ndarray | tuple[np.ndarray, ...] | None:
+        """Run on ``args`` (positional) and ``kwargs`` (by input name); return
+        the single output, a tuple of outputs, or ``None`` for none."""
+        outs = self._run(self.bind(args, kwargs))
+        if not outs:
+            return None
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def run(
+        self, output_names: Sequence[str] | None, input_feed: Mapping[str, np.ndarray]
+    ) -> list[np.ndarray]:
+        """onnxruntime's ``InferenceSession.run``: inputs by name, the outputs
+        named in ``output_names`` (all of them for ``None``) as a list."""
+        if not isinstance(input_feed, Mapping):
+            raise ArgumentError(
+                f"{self.name}: run() takes the inputs as a dict by name "
+                f"({', '.join(self.input_names)}), not {type(input_feed).__name__}"
+            )
+        outs = self._run(self.bind((), dict(input_feed)))
+        if output_names is None:
+            return outs
+        by_key = {s.key: s.index for s in self.outputs}
+        picked: list[np.ndarray] = []
+        for key in output_names:
+            if key not in by_key:
+                raise ArgumentError(f"{self.name}: no output named '{key}'{_suggest(key, by_key)}")
+            picked.append(outs[by_key[key]])
+        return picked
+
+    def _run(self, args: Sequence[object]) -> list[np.ndarray]:
         ins = self.check_inputs(args)
         outs = [np.empty(s.shape, s.dtype) for s in self.outputs]
         ptrs = [a.ctypes.data for a in ins] + [o.ctypes.data for o in outs]
@@ -159,10 +231,7 @@ class CompiledFunction:
         ptrs.extend(self._hidden_ptrs)
         self._cfunc(*ptrs)
         self._check_bounds()
-        if not outs:
-            return None
-        return outs[0] if len(outs) == 1 else tuple(outs)
-
+        return outs
 
     def _check_bounds(self) -> None:
         """Bounds-checked code (``lower-loop-to-llvm{bounds-check=true}``)
@@ -172,17 +241,50 @@ class CompiledFunction:
             raise BoundsError(f"{self.name}: a memref access was out of bounds (it was not performed)")
 
 
+_MISSING = object()
+
+
+def _suggest(key: str, known: Mapping[str, object]) -> str:
+    close = get_close_matches(key, list(known), n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return f" (it has {', '.join(known) or 'none'}){hint}"
+
+
 class BoundsError(RuntimeError):
     """Bounds-checked code found an index outside its memref."""
 
 
 class CompiledModule:
-    """Compiled drivers by name: ``mod["main"]`` or ``mod.main``."""
+    """Compiled drivers by name: ``mod["main"]`` or ``mod.main``; ``mod.run``
+    calls the only one, onnxruntime-style."""
+
+    source: CompileSource | None
+    """What ``graphopt.compile`` was given (kind and name), if it built this."""
 
     def __init__(self, functions: dict[str, CompiledFunction], jit: JITModule, llvm_ir: str):
         self._functions = functions
         self.jit = jit
         self.llvm_ir = llvm_ir
+        self.source = None
+
+    def function(self, entry: str | None = None) -> CompiledFunction:
+        """The function ``entry``, or the only one when ``entry`` is ``None``."""
+        if entry is not None:
+            return self[entry]
+        if len(self._functions) != 1:
+            names = ", ".join(self._functions) or "none"
+            raise ArgumentError(f"the module has {len(self._functions)} functions ({names}); name one")
+        return next(iter(self._functions.values()))
+
+    def run(
+        self,
+        output_names: Sequence[str] | None,
+        input_feed: Mapping[str, np.ndarray],
+        *,
+        entry: str | None = None,
+    ) -> list[np.ndarray]:
+        """``function(entry).run(output_names, input_feed)``."""
+        return self.function(entry).run(output_names, input_feed)
 
     @property
     def optimized_llvm_ir(self) -> str:
@@ -216,7 +318,8 @@ class CompiledModule:
         return len(self._functions)
 
     def __repr__(self) -> str:
-        return f"<CompiledModule {', '.join(self._functions)}>"
+        origin = f" from {self.source}" if self.source is not None else ""
+        return f"<CompiledModule {', '.join(self._functions)}{origin}>"
 
 
 def compile_llvm_module(module: ModuleOp, opt_level: int = 3) -> CompiledModule:

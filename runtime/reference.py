@@ -15,10 +15,11 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, SSAValue
 
 from graphopt.dialects.fused import GroupOp, YieldOp
+from graphopt.errors import ArgumentError
 from graphopt.dialects.graph_base import GraphOp, numpy_dtype
 
 
-class InputError(ValueError):
+class InputError(ArgumentError):
     """A numpy input does not match the function's signature."""
 
 

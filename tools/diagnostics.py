@@ -38,6 +38,8 @@ MAX_NESTING = 64
 
 SEVERITIES = ("error", "warning", "note", "remark")
 
+from graphopt.errors import GraphOptError, VerifyError
+
 
 class UserError(Exception):
     """An error caused by the user's input or options; printed without a traceback."""
@@ -133,7 +135,7 @@ def attach_location(
     return err
 
 
-class LocatedVerifyError(VerifyException):
+class LocatedVerifyError(VerifyError):
     """A verifier failure at its op's source location."""
 
     def __init__(self, diagnostic: Diagnostic):

@@ -33,7 +33,7 @@ from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from graphopt import __version__
 from graphopt.dialects import project_dialects
-from graphopt.plugins import REGISTRY, PluginError, load_entry_point_plugins, load_plugin
+from graphopt.plugins import REGISTRY, load_cli_plugins
 from graphopt.tools.cli import (
     ArgumentParser,
     Instrumentation,
@@ -98,14 +98,10 @@ def _prescan_plugins(args: Sequence[str]) -> list[str]:
     return specs
 
 
-def load_plugins(argv: Sequence[str]) -> None:
-    """Entry-point plugins, then each ``--load-plugin``."""
-    try:
-        load_entry_point_plugins(REGISTRY)
-        for spec in _prescan_plugins(argv):
-            load_plugin(spec, REGISTRY)
-    except PluginError as err:
-        raise UserError(str(err)) from None
+def load_plugins(argv: Sequence[str], tool: str = "graph-opt") -> None:
+    """Installed entry-point plugins, then each ``--load-plugin`` of ``argv``
+    (a broken one only warns under ``--help`` and ``--version``)."""
+    load_cli_plugins(tool, _prescan_plugins(argv), argv)
 
 
 def levels_help() -> str:

@@ -308,7 +308,7 @@ def run(argv: Sequence[str] | None) -> int:
     from graphopt.tools.graph_opt import load_plugins
 
     raw = list(sys.argv[1:] if argv is None else argv)
-    load_plugins(raw)
+    load_plugins(raw, "graph-run")
     args = build_parser().parse_args(raw)
     session = Session(args)
     original = session.parse()

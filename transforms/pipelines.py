@@ -25,15 +25,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
+from graphopt.errors import PipelineError  # one hierarchy; re-exported here
+
 LEVELS = ("O0", "O1", "O2", "O3")
 #: Pipeline names accepted where a pass name is expected.
 NAMED_PIPELINES = (*LEVELS, "default")
 
 _O1 = ["fold-constants", "canonicalize", "cse", "dce"]
-
-
-class PipelineError(ValueError):
-    """An unknown optimization level or pipeline name."""
 
 
 def pass_available(name: str) -> bool:

@@ -6,7 +6,8 @@ It adds a pass made of two rewrite patterns:
 * ``x * 1 -> x`` when the constant is a splat of one and the product has the
   type of ``x`` (so no broadcasting is lost).
 
-Load it with ``graph-opt --load-plugin examples/plugins/relu_cleanup.py -p relu-cleanup``.
+Load it with ``graph-opt --load-plugin examples/plugins/relu_cleanup.py -p relu-cleanup,dce
+examples/plugins/relu_chain.mlir``.
 """
 
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern

@@ -7,7 +7,8 @@ It shows everything an op needs to take part in the whole compiler:
 * its index-space compute rule, so ``lower-graph-to-loop`` can compile it;
 * its gradient rule, so ``autodiff`` can differentiate through it.
 
-    graph-opt --load-plugin examples/plugins/square_op.py -p 'autodiff{func=f}' model.mlir
+    graph-run --load-plugin examples/plugins/square_op.py examples/plugins/square.mlir --check
+    graph-opt --load-plugin examples/plugins/square_op.py -p 'autodiff{func=energy}' examples/plugins/square.mlir
 """
 
 from __future__ import annotations
@@ -77,12 +78,6 @@ def square_gradient_rule(ctx, op: SquareOp, grads: Sequence[SSAValue | None]) ->
 
 
 def register(registry: PluginRegistry) -> None:
-    from graphopt.transforms.autodiff import register_gradient_rule
-
     registry.add_dialect(Toy)
     registry.add_compute_rule(SquareOp, square_compute_rule)
-    add_gradient_rule = getattr(registry, "add_gradient_rule", None)
-    if add_gradient_rule is not None:
-        add_gradient_rule(SquareOp, square_gradient_rule)
-    else:
-        register_gradient_rule(SquareOp, square_gradient_rule)
+    registry.add_gradient_rule(SquareOp, square_gradient_rule)

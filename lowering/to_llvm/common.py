@@ -46,12 +46,12 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.utils.exceptions import DiagnosticException
+from graphopt.errors import LoweringError
 
 PTR = llvm.LLVMPointerType()
 
 
-class LoopToLLVMError(DiagnosticException):
+class LoopToLLVMError(LoweringError):
     """The loop-level module cannot be lowered (unsupported op, bad ABI...)."""
 
 

@@ -161,27 +161,53 @@ def test_build_without_outputs_makes_an_empty_function() -> None:
     assert list(fn.function_type.outputs) == [] and isinstance(fn.body.block.first_op, func.ReturnOp)
 
 
-def test_apply_and_op_name_fallback() -> None:
+def test_apply_inserts_a_ready_made_op() -> None:
     b = GraphBuilder()
     x = b.input((4, 4))
     t = b.apply(graph.TransposeOp(x))
     assert t.type == tensor((4, 4)) and isinstance(t.owner, graph.TransposeOp)
     assert list(b.block.ops) == [t.owner]
-    with pytest.raises(AttributeError, match="GraphBuilder has no method or graph op 'frobnicate'"):
+    with pytest.raises(AttributeError, match="frobnicate"):
         b.frobnicate(x)
-    with pytest.raises(AttributeError):
-        getattr(b, "_not_an_op")
 
 
-def test_getattr_builds_any_registered_graph_op(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``b.<op>(...)`` calls the op class found by ``graph.op_class_by_name``."""
-    monkeypatch.setattr(
-        graph, "op_class_by_name", lambda name: graph.ReluOp if name == "my_relu" else None
-    )
+def test_every_graph_op_is_a_real_method() -> None:
+    """Visible to ``dir()``, ``help()`` and ``inspect``, not made on demand."""
+    import inspect
+
+    for cls in graph.GRAPH_OPS:
+        short = cls.name.removeprefix("graph.")
+        assert short in dir(GraphBuilder), short
+        method = GraphBuilder.__dict__[short]
+        assert callable(method)
+        if short in ("constant",):  # written out: takes numpy values
+            continue
+        params = list(inspect.signature(method).parameters)
+        if method.__qualname__ == f"GraphBuilder.{short}" and getattr(method, "__signature__", None):
+            assert params == list(inspect.signature(cls.__init__).parameters), short
+            assert cls.name in (method.__doc__ or "")
+
+
+def test_generated_methods_build_their_op() -> None:
     b = GraphBuilder()
-    x = b.input((3,))
-    y = b.my_relu(x)
-    assert isinstance(y.owner, graph.ReluOp) and y.owner.input is x
+    x = b.input((1, 3, 8, 8))
+    w = b.input((4, 3, 3, 3))
+    y = b.conv2d(x, w, strides=(2, 2), padding=(1, 1, 1, 1))
+    assert isinstance(y.owner, graph.Conv2dOp) and y.type == tensor((1, 4, 4, 4))
+    parts = b.split(b.flatten(y), [16, 48], axis=1)
+    assert isinstance(parts, tuple) and [p.type for p in parts] == [tensor((1, 16)), tensor((1, 48))]
+    (one,) = b.split(b.flatten(y), [64], axis=1)
+    assert one.type == tensor((1, 64))
+
+
+def test_the_typed_stub_is_in_sync() -> None:
+    from pathlib import Path
+
+    from graphopt.frontends.builder import stub_text
+
+    stub = Path(__file__).resolve().parents[2] / "frontends" / "builder.pyi"
+    assert stub.read_text() == stub_text(), "regenerate: python -m graphopt.frontends.builder > frontends/builder.pyi"
+    compile(stub.read_text(), str(stub), "exec")  # valid Python syntax
 
 
 def test_build_reports_verifier_errors() -> None:

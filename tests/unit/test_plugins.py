@@ -9,6 +9,8 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+
+import graphopt
 import pytest
 from xdsl.dialects import func
 from xdsl.ir import Dialect
@@ -261,3 +263,155 @@ def test_plugin_by_module_name_registers_a_dialect_and_a_pass(
     dialect = reg.dialects["toy_plugin"]()
     assert isinstance(dialect, Dialect) and dialect.name == "toy_plugin"
     assert reg.passes["toy-count"]().name == "toy-count"
+
+
+# --------------------------------------------------------------------------
+# misbehaving plugins (name collisions, sys.exit, crashes) and every entry point
+# --------------------------------------------------------------------------
+
+INPUTS = REPO / "tests" / "filecheck" / "plugins" / "Inputs"
+SQUARE_OP = REPO / "examples" / "plugins" / "square_op.py"
+
+
+@pytest.mark.parametrize(
+    "plugin, kind, name, owner",
+    [
+        ("cse_plugin.py", "pass", "cse", "xDSL"),
+        ("graph_dialect_plugin.py", "dialect", "graph", "graph-opt"),
+    ],
+)
+def test_a_name_taken_by_a_builtin_is_refused(plugin: str, kind: str, name: str, owner: str) -> None:
+    reg = PluginRegistry()
+    with pytest.raises(PluginError, match=re.escape(f"registers {kind} '{name}', which {owner} already defines")):
+        load_plugin(str(INPUTS / plugin), reg)
+    assert reg.passes == {} and reg.dialects == {} and reg.loaded == []
+
+
+@pytest.mark.parametrize("name", ["fuse-ops", "canonicalize", "O2", "default"])
+def test_builtin_passes_and_pipelines_cannot_be_replaced(name: str) -> None:
+    with pytest.raises(PluginError, match=f"registers pass '{name}', which .*graph-opt|xDSL"):
+        PluginRegistry().add_pattern_pass(name, [])
+
+
+def test_two_plugins_with_one_pass_name_name_both() -> None:
+    reg = PluginRegistry()
+    load_plugin(str(INPUTS / "same_pass_a.py"), reg)
+    with pytest.raises(PluginError) as info:
+        load_plugin(str(INPUTS / "same_pass_b.py"), reg)
+    assert "same_pass_b.py' registers pass 'my-cleanup'" in str(info.value)
+    assert "which plugin '" in str(info.value) and "same_pass_a.py' already defines" in str(info.value)
+    assert list(reg.passes) == ["my-cleanup"] and len(reg.loaded) == 1
+
+
+def test_an_op_name_taken_by_another_dialect_is_refused() -> None:
+    from xdsl.dialects.builtin import UnitAttr
+    from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def
+
+    @irdl_op_definition
+    class FakeRelu(IRDLOperation):
+        name = "graph.relu"
+        flag = opt_prop_def(UnitAttr)
+
+    with pytest.raises(PluginError, match=r"registers op 'graph.relu', which graph-opt \(dialect 'graph'\) already defines"):
+        PluginRegistry().add_dialect(Dialect("mine", [FakeRelu], []))
+
+
+def test_a_failed_register_is_rolled_back(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "half.py",
+        """
+        def register(registry):
+            registry.add_pattern_pass("half-a", [])
+            registry.add_pattern_pass("cse", [])
+        """,
+    )
+    reg = PluginRegistry()
+    with pytest.raises(PluginError, match="registers pass 'cse'"):
+        load_plugin(str(path), reg)
+    assert reg.passes == {} and reg.sources == {}
+    reg.add_pattern_pass("half-a", [])  # the name is free again
+
+
+@pytest.mark.parametrize("where", ["import", "register"])
+def test_sys_exit_in_a_plugin_is_an_error(tmp_path: Path, where: str) -> None:
+    body = "import sys\nsys.exit(0)\n" if where == "import" else "def register(registry):\n    raise SystemExit(3)\n"
+    path = write(tmp_path, f"exit_{where}.py", body)
+    with pytest.raises(PluginError, match=r"called sys.exit\((0|3)\)"):
+        load_plugin(str(path), PluginRegistry())
+
+
+def test_a_crashing_plugin_verifier_and_pass_name_the_op_and_plugin(parse_graph_module) -> None:
+    from graphopt.runtime.compile import parse_text
+
+    load_plugin(str(INPUTS / "raising_plugin.py"))
+    text = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n  %b = bug.op %x {fail} : tensor<4xf32>\n  func.return %b : tensor<4xf32>\n}\n"
+    with pytest.raises(graphopt.VerifyError) as info:
+        parse_text(text, "bug.mlir")
+    message = str(info.value)
+    assert message.startswith("bug.mlir:2:3: error: bug.op: the verifier of plugin '")
+    assert "raising_plugin.py' raised ZeroDivisionError" in message
+
+    with pytest.raises(graphopt.PluginError) as info:
+        graphopt.compile(str(INPUTS / "relu.mlir"), "bug-pass")
+    assert info.value.location is not None and info.value.location.endswith("relu.mlir:3:3")
+    assert "pass 'bug-pass' of plugin '" in str(info.value)
+    assert "raised KeyError: 'graph.relu' on graph.relu" in str(info.value)
+
+
+def test_compile_takes_plugins(tmp_path: Path) -> None:
+    source = (REPO / "tests" / "filecheck" / "plugins" / "graph_run.mlir").read_text()
+    cm = graphopt.compile(source, "autodiff{func=f wrt=x seed=ones},O2", plugins=[str(SQUARE_OP)])
+    x = np.array([1.0, -2.0, 3.0], np.float32)
+    w = np.array([0.5, 1.0, 2.0], np.float32)
+    loss, dx = cm["f_grad"](x=x, w=w)
+    np.testing.assert_allclose(loss, np.sum(x * x * w), rtol=1e-6)
+    np.testing.assert_allclose(dx, 2 * x * w, rtol=1e-6)
+
+
+def test_entry_point_plugins_load_and_a_broken_one_only_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphopt.plugins import load_plugins
+
+    monkeypatch.syspath_prepend(str(INPUTS / "entry_points"))
+    reg = PluginRegistry()
+    warnings: list[str] = []
+    try:
+        load_plugins(registry=reg, warn=warnings.append)
+    finally:
+        for mod in ("graphopt_test_good_plugin", "graphopt_test_broken_plugin"):
+            sys.modules.pop(mod, None)
+    assert "ep-relu-cleanup" in reg.passes
+    (warning,) = warnings
+    assert "plugin entry point 'broken' (graphopt_test_broken_plugin) failed to import: ImportError" in warning
+    with pytest.raises(PluginError, match="entry point 'broken'"):
+        load_plugins(registry=PluginRegistry(), warn=None)
+    sys.modules.pop("graphopt_test_good_plugin", None)
+
+
+def test_sys_exit_inside_a_plugin_pass_is_an_error(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "exit_pass.py",
+        """
+        import sys
+
+        from xdsl.pattern_rewriter import RewritePattern, op_type_rewrite_pattern
+
+        from graphopt.dialects import graph
+
+
+        class Quit(RewritePattern):
+            @op_type_rewrite_pattern
+            def match_and_rewrite(self, op: graph.ExpOp, rewriter) -> None:
+                sys.exit(0)
+
+
+        def register(registry):
+            registry.add_pattern_pass("quit-on-exp", [Quit()])
+        """,
+    )
+    with pytest.raises(PluginError) as info:
+        graphopt.compile(str(INPUTS / "relu.mlir"), "quit-on-exp", plugins=[str(path)])
+    assert "pass 'quit-on-exp' of plugin '" in str(info.value)
+    assert "called sys.exit(0) on graph.exp" in str(info.value)
+    assert info.value.location is not None and info.value.location.endswith("relu.mlir:2:3")

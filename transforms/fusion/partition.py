@@ -151,6 +151,23 @@ class Partition:
                 stack.extend(e.consumer for e in reversed(n.outputs))
         return None
 
+    def group_head(self, node: Node) -> Node:
+        """The op that gives ``node``'s group its pattern: its anchor, else the
+        member of the highest pattern (a reduction's group: the reduction)."""
+        group = self.group_of(node)
+        return group.anchor or max(group.members, key=lambda m: (m.pattern, m.index))
+
+    def as_member(self, node: Node, noun: str | None = None) -> str:
+        """``node`` named by its group, for remarks: ``reduction graph.sum``
+        when it heads its group, else ``graph.exp, in the comm_reduce group of
+        graph.reduce_sum`` -- the group's pattern and anchor, not the op's."""
+        group = self.group_of(node)
+        head = self.group_head(node)
+        if head is node:
+            return f"{noun or group.pattern.keyword} {node.label}"
+        relation = "anchored by" if group.anchor is not None else "of"
+        return f"{node.label}, in the {group.pattern.keyword} group {relation} {head.label}"
+
     def commit(self, src: Node, sink: Node) -> None:
         target = self.groups[sink.index]
         for n in self.path_nodes(src, sink):
@@ -237,10 +254,10 @@ class Partition:
         if bad is None:
             return None
         kind = "injective-anchor" if self.group_of(bad).pattern == INJ else "path"
-        what = self.group_of(bad).pattern.keyword
-        return Blocked(
-            kind, f"path from out_ewise_fusable {a} goes through {what} {bad.label}", bad
-        )
+        message = f"path from out_ewise_fusable {a} goes through {self.as_member(bad)}"
+        if self.group_of(bad).anchor is not None:
+            message += "; a group holds at most one out_ewise_fusable op"
+        return Blocked(kind, message, bad)
 
     def _rule_elemwise(self, n: Node, s: Node, dpat: FusePattern) -> Blocked | None:
         if not (dpat <= INJ or dpat == RED):
@@ -263,11 +280,7 @@ class Partition:
         pat = self.group_of(bad).pattern
         if pat >= OPQ:
             return Blocked("opaque", f"opaque op: {bad.label} is never fused", bad)
-        return Blocked(
-            "path",
-            f"path to {s.label} goes through {pat.keyword} {bad.label}",
-            bad,
-        )
+        return Blocked("path", f"path to {s.label} goes through {self.as_member(bad)}", bad)
 
     def _rule_injective(self, n: Node, s: Node) -> Blocked | None:
         bad = self.check_path(n, s, lambda k, is_sink: k <= INJ)
@@ -286,10 +299,10 @@ class Partition:
         if pat == RED:
             return Blocked(
                 "injective-reduce",
-                f"injective {n.label} does not fuse into reduction {bad.label} (TVM rule)",
+                f"injective {n.label} does not fuse into {self.as_member(bad, 'reduction')} (TVM rule)",
                 bad,
             )
-        return Blocked("path", f"path to {s.label} goes through {pat.keyword} {bad.label}", bad)
+        return Blocked("path", f"path to {s.label} goes through {self.as_member(bad)}", bad)
 
     def _limits(self, n: Node, s: Node) -> Blocked | None:
         groups = self.merged_groups(n, s)

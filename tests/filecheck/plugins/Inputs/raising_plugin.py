@@ -1,0 +1,60 @@
+"""A plugin with bugs: the verifier of ``bug.op`` divides by zero on
+``{fail}``, and the pass ``bug-pass`` raises KeyError on the first relu."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType, UnitAttr
+from xdsl.ir import Attribute, Dialect
+from xdsl.irdl import (
+    ParsePropInAttrDict,
+    VarConstraint,
+    base,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    result_def,
+)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from graphopt.dialects import graph
+from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
+
+
+@irdl_op_definition
+class BugOp(GraphOp):
+    name = "bug.op"
+    T: ClassVar = VarConstraint("T", base(TensorType))
+    input = operand_def(T)
+    result = result_def(T)
+    fail = opt_prop_def(UnitAttr)
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    assembly_format = "$input attr-dict `:` type($input)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def verify_extra(self) -> None:
+        if self.fail is not None:
+            _ = 1 // 0
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.input.type]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return [inputs[0]]
+
+
+class CrashOnRelu(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.ReluOp, rewriter: PatternRewriter) -> None:
+        table: dict[str, int] = {}
+        table[op.name] += 1
+
+
+def register(registry) -> None:
+    registry.add_dialect(Dialect("bug", [BugOp], []))
+    registry.add_pattern_pass("bug-pass", [CrashOnRelu()])
