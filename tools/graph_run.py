@@ -327,7 +327,7 @@ def run(argv: Sequence[str] | None) -> int:
         isinstance(op, func.FuncOp) and op.sym_name.data == name for op in original.ops
     )
     interpreter = ReferenceInterpreter(original if in_original else module)
-    compiled = session.compile(module, name)
+    compiled = session.compile(module.clone(), name)
     start = time.perf_counter()
     try:
         outputs = compiled(*inputs)

@@ -3,6 +3,7 @@
 // --version nor the working plugin is lost.
 // RUN: env PYTHONPATH=%S/Inputs/entry_points graph-opt --help 2>&1 | filecheck %s --check-prefix=HELP
 // RUN: env PYTHONPATH=%S/Inputs/entry_points graph-opt --version 2>&1 | filecheck %s --check-prefix=VERSION
+// RUN: env PYTHONPATH=%S/Inputs/entry_points graph-opt --list-passes 2>&1 | filecheck %s --check-prefix=LIST
 // RUN: env PYTHONPATH=%S/Inputs/entry_points graph-opt -p ep-relu-cleanup,dce %s 2>&1 | filecheck %s
 // RUN: env PYTHONPATH=%S/Inputs/entry_points graph-run %s -p ep-relu-cleanup --check 2>&1 | filecheck %s --check-prefix=EXEC
 // A --load-plugin that fails does not hide the help or the version either.
@@ -11,7 +12,9 @@
 
 // HELP: graph-opt: warning: plugin entry point 'broken' (graphopt_test_broken_plugin) failed to import: ImportError: this plugin needs a package that is not installed; the plugin is skipped
 // HELP: usage: graph-opt
-// HELP: ep-relu-cleanup
+
+// LIST: warning: plugin entry point 'broken'
+// LIST: ep-relu-cleanup
 
 // VERSION: warning: plugin entry point 'broken'
 // VERSION: graph-opt {{[0-9.]+}} (xDSL
