@@ -22,6 +22,8 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
+from graphopt.dialects.graph_dominance import DominanceError, verify_dominance
+
 
 class UserError(Exception):
     """An error caused by the user's input or options; printed without a traceback."""
@@ -83,6 +85,12 @@ def verify_located(module: ModuleOp) -> None:
             where = location_of(op)
             text = f"{where}: error: {message}" if where else f"error: {op.name}: {message}"
             raise LocatedVerifyError(text) from None
+    try:
+        verify_dominance(module)
+    except DominanceError as err:
+        where = location_of(err.op)
+        text = f"{where}: error: {err}" if where else f"error: {err}"
+        raise LocatedVerifyError(text) from None
 
 
 def format_parse_error(err: ParseError) -> str:
