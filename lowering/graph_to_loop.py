@@ -353,6 +353,9 @@ class LowerGraphToLoopPass(ModulePass):
     name = "lower-graph-to-loop"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         lower_graph_to_loop(op)
 
 

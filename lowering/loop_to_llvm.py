@@ -388,6 +388,9 @@ class LowerLoopToLLVMPass(ModulePass):
     max_inline_constant_bytes: int = 4096
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import LOOP, require_level
+
+        require_level(op, self.name, LOOP)
         lower_loop_to_llvm(op, self.max_inline_constant_bytes)
 
 

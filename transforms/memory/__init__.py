@@ -160,6 +160,9 @@ class PlanMemoryPass(ModulePass):
             raise ValueError(f"plan-memory: hill-climb must be >= 0, got {self.hill_climb}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         reports: list[Report] = []
         for fn in _graph_functions(op):
             program, result, seconds = plan_function(
