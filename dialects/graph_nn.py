@@ -356,7 +356,7 @@ class MaxPool2dOp(Pool2dOp):
         out = None
         for view in self.taps(xp):
             out = view.copy() if out is None else np.maximum(out, view)
-        return [np.ascontiguousarray(out)]
+        return [np.asarray(out, order="C")]
 
 
 @irdl_op_definition
@@ -391,7 +391,7 @@ class AvgPool2dOp(Pool2dOp):
         else:
             ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
             count = sum(self.taps(pad_nchw(ones, self.pad_values, 0.0)))  # type: ignore[assignment]
-        return [np.ascontiguousarray(total / np.asarray(count, x.dtype))]
+        return [np.asarray(total / np.asarray(count, x.dtype), order="C")]
 
 
 @irdl_op_definition
