@@ -251,7 +251,8 @@ class Conv2dGradFilterOp(WindowGradOp):
 class MaxPool2dGradOp(WindowGradOp):
     """The input gradient of ``graph.max_pool2d``: each window's gradient goes
     to the FIRST maximum of the window (row-major); overlapping windows
-    accumulate.  Padding never wins (it reads as -inf)."""
+    accumulate.  Padding never wins (it reads as -inf); NaN is the maximum
+    (numpy's argmax, PyTorch), so the window's first NaN gets the gradient."""
 
     name = "graph.max_pool2d_grad"
     input = operand_def(TensorType)

@@ -158,6 +158,10 @@ class Conv2dOp(WindowOp):
     groups; output channel ``o`` reads input channels
     ``[g*C/groups, (g+1)*C/groups)`` with ``g = o // (O/groups)``, so the
     weight is ``O x C/groups x KH x KW``.  Depthwise: ``groups == C``.
+
+    Padding is a real zero that is multiplied (ONNX, PyTorch): an infinite
+    or NaN weight gives NaN at padded taps, and an output whose window lies
+    in the padding never sees the input.
     """
 
     name = "graph.conv2d"
