@@ -19,12 +19,16 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, OpResult, SSAValue
 
 
-class DominanceError(Exception):
-    """A use that its definition does not dominate; ``op`` is the user."""
+class ModuleVerifyError(Exception):
+    """A module-level verifier failure located at ``op``."""
 
     def __init__(self, op: Operation, message: str):
         super().__init__(message)
         self.op = op
+
+
+class DominanceError(ModuleVerifyError):
+    """A use that its definition does not dominate; ``op`` is the user."""
 
 
 def _value_name(value: SSAValue) -> str:

@@ -22,7 +22,7 @@ from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
-from graphopt.dialects.graph_dominance import DominanceError, verify_dominance
+from graphopt.dialects.graph_module import ModuleVerifyError, verify_graph_module
 
 
 class UserError(Exception):
@@ -86,8 +86,8 @@ def verify_located(module: ModuleOp) -> None:
             text = f"{where}: error: {message}" if where else f"error: {op.name}: {message}"
             raise LocatedVerifyError(text) from None
     try:
-        verify_dominance(module)
-    except DominanceError as err:
+        verify_graph_module(module)
+    except ModuleVerifyError as err:
         where = location_of(err.op)
         text = f"{where}: error: {err}" if where else f"error: {err}"
         raise LocatedVerifyError(text) from None

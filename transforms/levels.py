@@ -60,7 +60,7 @@ def module_levels(module: ModuleOp) -> dict[str, Operation]:
     return found
 
 
-def _where(op: Operation) -> str:
+def op_location(op: Operation) -> str:
     from xdsl.dialects.builtin import FileLineColLoc
 
     loc = op.location
@@ -91,8 +91,8 @@ def require_level(module: ModuleOp, pass_name: str, level: str) -> None:
         hint = f"lower the module with {_LOWERING_TO[level]} first"
     raise PassLevelError(
         f"{pass_name}: runs on {level}-level IR, but the module is at the {other} level "
-        f"({_where(found[other])}); {hint}"
+        f"({op_location(found[other])}); {hint}"
     )
 
 
-__all__ = ["GRAPH", "LLVM", "LOOP", "PassLevelError", "level_of_op", "module_levels", "require_level"]
+__all__ = ["GRAPH", "LLVM", "LOOP", "PassLevelError", "level_of_op", "module_levels", "op_location", "require_level"]
