@@ -97,13 +97,11 @@ def compile_llvm_ir(ir_text: str, opt_level: int = 3) -> JITModule:
         mod.triple = tm.triple
         mod.data_layout = str(tm.target_data)
         if opt_level > 0:
-            pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
-            pto.loop_vectorization = True
-            pto.slp_vectorization = True
-            pto.loop_unrolling = True
-            pb = llvm.create_pass_builder(tm, pto)
-            mpm = pb.getModulePassManager()
-            mpm.run(mod, pb)
+            # The new-pass-manager run leaks native memory in llvmlite; see
+            # llvm_optimizer for where it runs instead.
+            from graphopt.runtime.llvm_optimizer import OPTIMISER
+
+            mod = OPTIMISER.optimise(mod, tm, opt_level)
         optimized = str(mod)
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()
