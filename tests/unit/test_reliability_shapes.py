@@ -73,3 +73,31 @@ def test_rank0_not_applicable_is_a_verify_error(name) -> None:
     words, build, inputs = NOT_APPLICABLE_RANK0[name]
     with pytest.raises(VerifyException, match=words):
         _module(build, inputs)
+
+
+@pytest.mark.parametrize("kind", ["rank0", "empty"])
+def test_autodiff_and_graph_passes(kind) -> None:
+    """autodiff, decompose and plan-devices on every case: the gradient
+    function runs (reference and compiled) and keeps its shapes."""
+    from graphopt.runtime.compile import run_pipeline
+    from graphopt.transforms.autodiff import add_gradient
+    from graphopt.transforms.autodiff.rules import GradientError
+
+    for name, build, inputs in cases(kind):
+        module = _module(build, inputs)
+        try:
+            add_gradient(module, "f", None, "ones")
+        except GradientError as err:
+            assert "has no gradient rule" in str(err), name  # max_pool2d_grad
+            continue
+        want = interpret(module, *inputs, entry="f_grad")
+        got = graphopt.compile(module, opt_level=2)["f_grad"](*inputs)
+        got = list(got) if isinstance(got, tuple) else [got]
+        for g, w in zip(got, want, strict=True):
+            assert g.shape == w.shape, name
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, err_msg=name)
+        for spec in ("decompose", "plan-devices", "O3"):
+            m = module.clone()
+            run_pipeline(m, spec)
+            for g, w in zip(interpret(m, *inputs, entry="f_grad"), want, strict=True):
+                np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, err_msg=f"{name} after {spec}")
