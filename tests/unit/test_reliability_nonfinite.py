@@ -57,7 +57,7 @@ CONV = [
 
 
 @pytest.mark.parametrize("case", CONV, ids=["row", "all-pad", "dot", "depthwise"])
-@pytest.mark.parametrize("kind,target", itertools.product(SPECIAL, ["x", "w"]))
+@pytest.mark.parametrize("kind,target", list(itertools.product(SPECIAL, ["x", "w"])))
 def test_conv2d(case, kind, target) -> None:
     xs, ws, strides, padding, dilations, groups = case
     x, w = randn(*xs), randn(*ws)
