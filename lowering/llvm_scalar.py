@@ -23,6 +23,8 @@ no direct instruction:
 
 from __future__ import annotations
 
+from math import prod
+
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -89,6 +91,17 @@ def _fsuffix(t: Attribute) -> str:
     return f"f{width}"
 
 
+def _tsuffix(t: Attribute) -> str:
+    """The type-mangling suffix of an overloaded float intrinsic (``f32``,
+    ``v8f64``).  xDSL's own ``llvm.FSqrtOp``... translate to unmangled names
+    (``llvm.sqrt``), so an f32 and an f64 use in one module clash."""
+    from xdsl.dialects.builtin import VectorType
+
+    if isinstance(t, VectorType):
+        return f"v{prod(t.get_shape())}{_fsuffix(t.element_type)}"
+    return _fsuffix(t)
+
+
 def _isuffix(t: Attribute) -> str:
     return f"i{_width(t)}"
 
@@ -126,12 +139,20 @@ for _n, _c in {
     arith.ShLIOp: llvm.ShlOp,
     arith.ShRSIOp: llvm.AShrOp,
     arith.ShRUIOp: llvm.LShrOp,
-    arith.MaxnumfOp: llvm.VectorFMaxOp,
-    arith.MinnumfOp: llvm.VectorFMinOp,
-    mathd.PowFOp: llvm.FPowOp,
-    mathd.CopySignOp: llvm.FCopySignOp,
 }.items():
     _binop(_n, _c)
+
+for _n, _name in {
+    arith.MaxnumfOp: "maxnum",
+    arith.MinnumfOp: "minnum",
+    mathd.PowFOp: "pow",
+    mathd.CopySignOp: "copysign",
+}.items():
+
+    def _mkbin(name: str) -> Handler:
+        return lambda e, op, a: _intrinsic(e, f"llvm.{name}.{_tsuffix(a[0].type)}", a, a[0].type)
+
+    HANDLERS[_n] = _mkbin(_name)
 
 
 def _icmp(e: Emitter, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -156,7 +177,7 @@ HANDLERS[arith.MinUIOp] = _minmax_int("ult")
 def _float_minmax(intr: str) -> Handler:
     def h(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
         t = a[0].type
-        return _intrinsic(e, f"llvm.{intr}.{_fsuffix(t)}", a, t)
+        return _intrinsic(e, f"llvm.{intr}.{_tsuffix(t)}", a, t)
 
     return h
 
@@ -285,27 +306,17 @@ HANDLERS[arith.FPToUIOp] = _fptoi("fptoui")
 
 
 # --- math ------------------------------------------------------------------
-for _n, _c in {
-    mathd.ExpOp: llvm.FExpOp,
-    mathd.Exp2Op: llvm.FExp2Op,
-    mathd.LogOp: llvm.FLogOp,
-    mathd.Log2Op: llvm.FLog2Op,
-    mathd.SqrtOp: llvm.FSqrtOp,
-    mathd.AbsFOp: llvm.FAbsOp,
-    mathd.SinOp: llvm.FSinOp,
-    mathd.CosOp: llvm.FCosOp,
-    mathd.FloorOp: llvm.FFloorOp,
-    mathd.CeilOp: llvm.FCeilOp,
-}.items():
-
-    def _mk(c: type[Operation]) -> Handler:
-        if c is llvm.FAbsOp:
-            return lambda e, op, a: _r(e.emit(c(a[0], a[0].type)))  # type: ignore[call-arg]
-        return lambda e, op, a: _r(e.emit(c(a[0])))  # type: ignore[call-arg]
-
-    HANDLERS[_n] = _mk(_c)
-
 for _n, _intr in {
+    mathd.ExpOp: "exp",
+    mathd.Exp2Op: "exp2",
+    mathd.LogOp: "log",
+    mathd.Log2Op: "log2",
+    mathd.SqrtOp: "sqrt",
+    mathd.AbsFOp: "fabs",
+    mathd.SinOp: "sin",
+    mathd.CosOp: "cos",
+    mathd.FloorOp: "floor",
+    mathd.CeilOp: "ceil",
     mathd.Log10Op: "log10",
     mathd.RoundOp: "round",
     mathd.RoundEvenOp: "roundeven",
@@ -313,7 +324,7 @@ for _n, _intr in {
 }.items():
 
     def _mk2(intr: str) -> Handler:
-        return lambda e, op, a: _intrinsic(e, f"llvm.{intr}.{_fsuffix(a[0].type)}", a, a[0].type)
+        return lambda e, op, a: _intrinsic(e, f"llvm.{intr}.{_tsuffix(a[0].type)}", a, a[0].type)
 
     HANDLERS[_n] = _mk2(_intr)
 
@@ -323,7 +334,7 @@ HANDLERS[mathd.FmaOp] = lambda e, op, a: _r(e.emit(llvm.FMAOp(a[0], a[1], a[2]))
 
 def _rsqrt(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     t = a[0].type
-    s = e.emit(llvm.FSqrtOp(a[0])).results[0]
+    (s,) = _intrinsic(e, f"llvm.sqrt.{_tsuffix(t)}", a, t)
     return _r(e.emit(llvm.FDivOp(const(e, 1.0, t), s)))
 
 

@@ -69,3 +69,24 @@ def test_compiles_do_not_grow_native_memory() -> None:
     assert jm.function_address("f")
     grown = settle() - before
     assert grown < 4096, f"RSS grew by {grown:.0f} KiB over 200 compiles"
+
+
+def test_one_math_function_at_two_float_types() -> None:
+    """sqrt/cos/pow/maximum of f32 and of f64 in one module: each LLVM
+    intrinsic is declared per type (llvm.sqrt.f32, llvm.sqrt.f64), not once
+    under an unmangled name that the second type then contradicts.  (Found by
+    the differential suite.)"""
+    b = GraphBuilder("f")
+    x, y = b.input((2, 9), np.float32), b.input((2, 9), np.float64)
+    outs = []
+    for v in (x, y):
+        s = b.sqrt(b.abs(v))
+        outs.append(b.maximum(b.pow(b.cos(s), s), b.rsqrt(b.add(s, b.exp(v)))))
+    module = b.build(*outs)
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal((2, 9)).astype(np.float32), rng.standard_normal((2, 9))]
+    want = interpret(module, *xs)
+    for level in (0, 2):
+        got = graphopt.compile(module, opt_level=level)["f"](*xs)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-5)
