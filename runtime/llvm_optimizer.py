@@ -61,6 +61,7 @@ class _Worker:
             env=env,
         )
         self.runs = 0
+        self.owner = os.getpid()
 
     def optimise(self, ir_text: str, opt_level: int) -> str:
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -107,6 +108,8 @@ class Optimiser:
             if self.runs <= self.in_process_runs or self._worker_failed:
                 run_pipeline(mod, tm, opt_level)
                 return mod
+            if self._worker is not None and self._worker.owner != os.getpid():
+                self._worker = None  # a forked child: the pipes are the parent's
             try:
                 if self._worker is None or self._worker.runs >= self.worker_runs:
                     if self._worker is not None:
