@@ -53,48 +53,59 @@ def _describe(op: Operation, index: int, value: SSAValue) -> str:
 
 def verify_dominance(root: Operation) -> None:
     """Raise :class:`DominanceError` at the first use its definition does not dominate."""
-    visible: set[SSAValue] = set()
-    # Work items: ("op", op, checked), ("def", op, _), ("exit", values, _).
-    stack: list[tuple[str, object, bool]] = [("op", root, False)]
+    visible: set[SSAValue] = set(root.operands)
+    # One frame per region being walked: its op iterator (None until started),
+    # whether its uses are checked, the values it scopes, and the op whose
+    # results become visible once its last region is done.
+    stack: list[list] = []
+
+    def push_regions(op: Operation) -> None:
+        regions = list(op.regions)
+        for index in range(len(regions) - 1, -1, -1):
+            owner = op if index == len(regions) - 1 else None
+            stack.append([regions[index], None, False, [], owner])
+
+    if not root.regions:
+        return
+    push_regions(root)
     while stack:
-        kind, item, checked = stack.pop()
-        if kind == "def":
-            assert isinstance(item, Operation)
-            visible.update(item.results)
-            continue
-        if kind == "exit":
-            assert isinstance(item, list)
-            visible.difference_update(item)
-            continue
-        op = item
-        assert isinstance(op, Operation)
-        if checked:
-            for index, operand in enumerate(op.operands):
-                if operand not in visible and isinstance(operand, (OpResult, BlockArgument)):
-                    raise DominanceError(op, _describe(op, index, operand))
-        stack.append(("def", op, False))
-        for region in reversed(op.regions):
+        frame = stack[-1]
+        region, ops, checked, scoped, owner = frame
+        if ops is None:  # start the region
             blocks = list(region.blocks)
-            # One-block regions are checked in order; the module's graph region
-            # and multi-block CFG regions see all of their own values.
-            ordered = len(blocks) == 1 and not isinstance(op, ModuleOp)
-            scoped: list[SSAValue] = []
+            checked = len(blocks) == 1 and not isinstance(region.parent, ModuleOp)
             for block in blocks:
                 scoped.extend(block.args)
-                if not ordered:
+                if not checked:
                     for child in block.ops:
                         scoped.extend(child.results)
-            stack.append(("exit", _all_values(blocks) if ordered else scoped, False))
-            for block in reversed(blocks):
-                for child in reversed(list(block.ops)):
-                    stack.append(("op", child, ordered))
             visible.update(scoped)
+            ops = frame[1] = _ops_of(blocks)
+            frame[2] = checked
+        descended = False
+        for op in ops:
+            if checked:
+                for index, operand in enumerate(op.operands):
+                    if operand not in visible and isinstance(operand, (OpResult, BlockArgument)):
+                        raise DominanceError(op, _describe(op, index, operand))
+            if op.regions:
+                push_regions(op)
+                descended = True
+                break
+            if checked:
+                visible.update(op.results)
+                scoped.extend(op.results)
+        if descended:
+            continue
+        stack.pop()
+        visible.difference_update(scoped)
+        if owner is not None:
+            visible.update(owner.results)
+            parent = stack[-1] if stack else None
+            if parent is not None and parent[2]:
+                parent[3].extend(owner.results)
 
 
-def _all_values(blocks: list[Block]) -> list[SSAValue]:
-    values: list[SSAValue] = []
+def _ops_of(blocks: list[Block]):
     for block in blocks:
-        values.extend(block.args)
-        for op in block.ops:
-            values.extend(op.results)
-    return values
+        yield from block.ops

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
@@ -40,9 +41,15 @@ def _check_function(fn: func.FuncOp) -> None:
 
 def verify_graph_module(root: Operation) -> None:
     """Raise :class:`ModuleVerifyError` at the first failure."""
-    for op in root.walk():
-        if isinstance(op, func.FuncOp):
-            _check_function(op)
+    modules = [root]
+    while modules:  # functions live in (possibly nested) module bodies
+        for region in modules.pop().regions:
+            for block in region.blocks:
+                for op in block.ops:
+                    if isinstance(op, func.FuncOp):
+                        _check_function(op)
+                    elif isinstance(op, ModuleOp):
+                        modules.append(op)
     verify_dominance(root)
 
 
