@@ -186,6 +186,7 @@ class GraphOp(IRDLOperation):
         return self.FUSE_PATTERN
 
     def verify_(self) -> None:
+        self.check_integer_arrays()
         for kind, values in (("operand", self.operands), ("result", self.results)):
             for idx, value in enumerate(values):
                 check_static_tensor(self.name, f"{kind} #{idx}", value.type)
@@ -205,6 +206,18 @@ class GraphOp(IRDLOperation):
     def verify_extra(self) -> None:
         """Op-specific checks that result-type inference does not cover."""
 
+    def check_integer_arrays(self) -> None:
+        """Every array property of a graph op (axes, perm, strides, shape...)
+        holds integers.  Checked before anything reads the values, so that
+        ``strides = array<f32: 2.0>`` is reported as itself, not as a float
+        output size some shape computation made of it."""
+        for name, attr in (*self.properties.items(), *self.attributes.items()):
+            if isinstance(attr, DenseArrayBase) and not isinstance(attr.elt_type, IntegerType):
+                raise VerifyException(
+                    f"{self.name}: attribute '{name}' must be an array of integers "
+                    f"(array<i64: ...>), got array<{attr.elt_type}: ...>"
+                )
+
     def check_element_type(self, what: str, t: Attribute) -> None:
         assert isinstance(t, TensorType)
         if t.element_type not in self.ALLOWED_ELEMENT_TYPES:
@@ -219,10 +232,24 @@ def check_static_tensor(op_name: str, what: str, t: Attribute) -> None:
         raise VerifyException(f"{op_name}: {what} must be a tensor, got {t}")
     if any(d < 0 for d in t.get_shape()):
         raise VerifyException(f"{op_name}: {what} must have a static shape, got {t}")
+    check_dims_fit_i64(f"{op_name}: {what}", t)
     if t.element_type not in ALL_TYPES:
         raise VerifyException(
             f"{op_name}: {what} has unsupported element type {t.element_type}"
         )
+
+
+I64_MAX = (1 << 63) - 1
+
+
+def check_dims_fit_i64(what: str, t: Attribute) -> None:
+    """Each dimension is an int64 (the index type of the compiled code)."""
+    if isinstance(t, TensorType):
+        for d in t.get_shape():
+            if d > I64_MAX:
+                raise VerifyException(
+                    f"{what}: dimension {d} of {t} does not fit in int64 (at most {I64_MAX})"
+                )
 
 
 def tensor_of(value: SSAValue) -> TensorType:

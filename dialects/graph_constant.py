@@ -9,6 +9,8 @@ print as their IEEE bit pattern (``splat 0x7F800000``), as MLIR prints them.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from math import prod
 from typing import ClassVar
@@ -136,42 +138,24 @@ class ConstantOp(GraphOp):
     def parse(cls, parser: Parser) -> ConstantOp:
         if parser.parse_optional_keyword("splat") is not None:
             pos = parser.pos
-            negative = parser.parse_optional_punctuation("-") is not None
-            # Non-finite floats print as their bit pattern (0x7F800000), as in MLIR.
-            is_hex = parser._current_token.text.lower().startswith("0x")
-            if (word := parser.parse_optional_boolean()) is not None:
-                number: float | int = int(word)
-            else:
-                number = parser.parse_number()
-            if negative:
-                number = -number
+            number, is_hex = _parse_scalar(parser)
             attrs = parser.parse_optional_attr_dict()
             parser.parse_punctuation(":")
             ty = parser.parse_type()
-            if not isinstance(ty, TensorType):
-                parser.raise_error(f"graph.constant: expected a tensor type, got {ty}", pos)
-            elem = ty.element_type
-            if elem in FLOAT_TYPES:
-                if is_hex:
-                    number = _float_from_bits(int(number), elem, parser, pos)
-                splat: FloatAttr | IntegerAttr = FloatAttr(float(number), elem)  # type: ignore[arg-type]
-            elif isinstance(elem, IntegerType):
-                if isinstance(number, float) and not number.is_integer():
-                    parser.raise_error(
-                        f"graph.constant: splat {number} is not an integer for {elem}", pos
-                    )
-                width = elem.width.data
-                lo, hi = (0, 2) if width == 1 else (-(1 << (width - 1)), 1 << (width - 1))
-                if not lo <= int(number) < hi:
-                    parser.raise_error(
-                        f"graph.constant: splat {int(number)} is out of range for {elem}",
-                        pos,
-                        parser.pos,
-                    )
-                splat = IntegerAttr(int(number), elem)
-            else:
-                parser.raise_error(f"graph.constant: unsupported element type {elem}", pos)
-            op = cls(ty, splat=splat)
+            op = cls(ty, splat=_splat_attr(parser, ty, number, is_hex, pos))
+        elif _DENSE_SCALAR.match(parser.lexer.input.content, parser.pos):
+            # ``dense<1.0> : tensor<...>`` is a splat: keep it one value, since
+            # xDSL's dense parser would expand it to one Python value per
+            # element (hopeless for tensor<100000000000x100000000000xf32>).
+            pos = parser.pos
+            parser.parse_keyword("dense")
+            parser.parse_punctuation("<")
+            number, is_hex = _parse_scalar(parser)
+            parser.parse_punctuation(">")
+            parser.parse_punctuation(":")
+            ty = parser.parse_type()
+            attrs = parser.parse_optional_attr_dict()
+            op = cls(ty, splat=_splat_attr(parser, ty, number, is_hex, pos))
         else:
             pos = parser.pos
             value = parser.parse_attribute()
@@ -208,6 +192,44 @@ class ConstantOp(GraphOp):
             printer.print_attribute(self.value)
             printer.print_op_attributes(self.attributes)
 
+
+
+_DENSE_SCALAR = re.compile(r"dense\s*<\s*(-\s*)?([0-9][0-9a-fA-FxX.eE+-]*|true|false)\s*>")
+
+
+def _parse_scalar(parser: Parser) -> tuple[float | int, bool]:
+    """A (possibly negative) number or boolean; whether it was written in hex."""
+    negative = parser.parse_optional_punctuation("-") is not None
+    # Non-finite floats print as their bit pattern (0x7F800000), as in MLIR.
+    is_hex = parser._current_token.text.lower().startswith("0x")
+    if (word := parser.parse_optional_boolean()) is not None:
+        number: float | int = int(word)
+    else:
+        number = parser.parse_number()
+    return (-number if negative else number), is_hex
+
+
+def _splat_attr(
+    parser: Parser, ty: Attribute, number: float | int, is_hex: bool, pos: int
+) -> FloatAttr | IntegerAttr:
+    if not isinstance(ty, TensorType):
+        parser.raise_error(f"graph.constant: expected a tensor type, got {ty}", pos)
+    elem = ty.element_type
+    if elem in FLOAT_TYPES:
+        if is_hex:
+            number = _float_from_bits(int(number), elem, parser, pos)
+        return FloatAttr(float(number), elem)  # type: ignore[arg-type]
+    if isinstance(elem, IntegerType):
+        if isinstance(number, float) and not number.is_integer():
+            parser.raise_error(f"graph.constant: splat {number} is not an integer for {elem}", pos)
+        width = elem.width.data
+        lo, hi = (0, 2) if width == 1 else (-(1 << (width - 1)), 1 << (width - 1))
+        if not lo <= int(number) < hi:
+            parser.raise_error(
+                f"graph.constant: splat {int(number)} is out of range for {elem}", pos, parser.pos
+            )
+        return IntegerAttr(int(number), elem)
+    parser.raise_error(f"graph.constant: unsupported element type {elem}", pos)
 
 def _float_from_bits(bits: int, elem: Attribute, parser: Parser, pos: int) -> float:
     """The float whose IEEE bit pattern is ``bits`` (how inf and NaN print)."""

@@ -11,6 +11,8 @@ back into the shape of the sliced or gathered tensor.
 
 from __future__ import annotations
 
+from math import prod
+
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -184,6 +186,11 @@ class GatherGradOp(GraphOp):
             raise VerifyException(
                 f"graph.gather_grad: grad {shape_str(gs)} does not match a gather of "
                 f"{shape_str(ishape)} indices along axis {a} of {shape_str(shape)}"
+            )
+        if shape[a] == 0 and prod(ishape) > 0:
+            raise VerifyException(
+                f"graph.gather_grad: axis {a} of {shape_str(shape)} is empty, "
+                f"nothing to scatter {shape_str(ishape)} indices into"
             )
         return [tensor(shape, tensor_of(self.grad).element_type)]
 

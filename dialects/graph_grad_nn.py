@@ -179,7 +179,7 @@ class Conv2dGradInputOp(WindowGradOp):
                     wk = w[grp * fg:(grp + 1) * fg, :, i, j]
                     dx[:, grp * cg:(grp + 1) * cg, rs, cs] += np.einsum("nfhw,fc->nchw", gg, wk)
         pt, pl, _, _ = self.pad_values
-        return [np.ascontiguousarray(dx[:, :, pt:pt + h, pl:pl + wd])]
+        return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
 
 
 @irdl_op_definition
@@ -251,7 +251,8 @@ class Conv2dGradFilterOp(WindowGradOp):
 class MaxPool2dGradOp(WindowGradOp):
     """The input gradient of ``graph.max_pool2d``: each window's gradient goes
     to the FIRST maximum of the window (row-major); overlapping windows
-    accumulate.  Padding never wins (it reads as -inf)."""
+    accumulate.  Padding never wins (it reads as -inf); NaN is the maximum
+    (numpy's argmax, PyTorch), so the window's first NaN gets the gradient."""
 
     name = "graph.max_pool2d_grad"
     input = operand_def(TensorType)
@@ -296,7 +297,7 @@ class MaxPool2dGradOp(WindowGradOp):
         for t, (i, j) in enumerate(taps):
             rs, cs = self.window_slices(i, j, oh, ow)
             dx[:, :, rs, cs] += np.where(first == t, g, 0)
-        return [np.ascontiguousarray(dx[:, :, pt:pt + h, pl:pl + wd])]
+        return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
 
 
 @irdl_op_definition
@@ -360,7 +361,7 @@ class AvgPool2dGradOp(WindowGradOp):
                 rs, cs = self.window_slices(i, j, oh, ow)
                 dx[:, :, rs, cs] += share
         pt, pl, _, _ = self.pad_values
-        return [np.ascontiguousarray(dx[:, :, pt:pt + h, pl:pl + wd])]
+        return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
 
 
 WINDOW_GRAD_OPS: tuple[type[GraphOp], ...] = (

@@ -333,20 +333,21 @@ def cast_array(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     code is: float -> int truncates toward zero and saturates at the integer
     range, NaN -> 0; anything -> bool is ``!= 0``; int -> int wraps."""
     dtype = np.dtype(dtype)
+    x = np.asarray(x)
     if dtype == np.bool_:
-        return x != 0
+        return np.asarray(x != 0)
     if x.dtype.kind == "f" and dtype.kind == "i":
         bits = dtype.itemsize * 8
         y = x.astype(np.float64)
         nan, hi, lo = np.isnan(y), y >= 2.0 ** (bits - 1), y <= -(2.0 ** (bits - 1))
         safe = np.where(nan | hi | lo, 0.0, y)
-        out = np.trunc(safe).astype(dtype)
+        out = np.array(np.trunc(safe), dtype=dtype)  # stays an array at rank 0
         info = np.iinfo(dtype)
         out[hi] = info.max
         out[lo] = info.min
         return out
     with np.errstate(all="ignore"):
-        return x.astype(dtype)
+        return np.asarray(x.astype(dtype))
 
 
 @irdl_op_definition

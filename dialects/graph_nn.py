@@ -158,6 +158,10 @@ class Conv2dOp(WindowOp):
     groups; output channel ``o`` reads input channels
     ``[g*C/groups, (g+1)*C/groups)`` with ``g = o // (O/groups)``, so the
     weight is ``O x C/groups x KH x KW``.  Depthwise: ``groups == C``.
+
+    Padding is a real zero that is multiplied (ONNX, PyTorch): an infinite
+    or NaN weight gives NaN at padded taps, and an output whose window lies
+    in the padding never sees the input.
     """
 
     name = "graph.conv2d"
@@ -356,7 +360,7 @@ class MaxPool2dOp(Pool2dOp):
         out = None
         for view in self.taps(xp):
             out = view.copy() if out is None else np.maximum(out, view)
-        return [np.ascontiguousarray(out)]
+        return [np.asarray(out, order="C")]
 
 
 @irdl_op_definition
@@ -391,7 +395,7 @@ class AvgPool2dOp(Pool2dOp):
         else:
             ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
             count = sum(self.taps(pad_nchw(ones, self.pad_values, 0.0)))  # type: ignore[assignment]
-        return [np.ascontiguousarray(total / np.asarray(count, x.dtype))]
+        return [np.asarray(total / np.asarray(count, x.dtype), order="C")]
 
 
 @irdl_op_definition

@@ -92,7 +92,7 @@ class BroadcastToOp(LayoutOp):
         return [self.infer_type(self.input.type, shape_of(self.result.type))]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        return [np.ascontiguousarray(np.broadcast_to(inputs[0], shape_of(self.result.type)))]
+        return [np.asarray(np.broadcast_to(inputs[0], shape_of(self.result.type)), order="C")]
 
 
 @irdl_op_definition

@@ -328,7 +328,7 @@ class SliceOp(LayoutOp):
         out = inputs[0]
         for ax, (first, step, count) in enumerate(self.axis_ranges()):
             out = np.take(out, first + step * np.arange(count, dtype=np.int64), axis=ax)
-        return [np.ascontiguousarray(out)]
+        return [np.asarray(out, order="C")]
 
 
 @irdl_op_definition
@@ -382,6 +382,8 @@ class PadOp(LayoutOp):
         r, p = x.ndim, self.pad_values
         width = [(p[k], p[r + k]) for k in range(r)]
         fill = np.asarray(self.scalar).astype(x.dtype)
+        if not width:  # np.pad rejects an empty pad list; a 0-d pad is the identity
+            return [np.array(x)]
         return [np.pad(x, width, mode="constant", constant_values=fill)]
 
 
@@ -441,7 +443,7 @@ class GatherOp(LayoutOp):
         n = data.shape[ax]
         idx = np.clip(np.where(idx < 0, idx + n, idx), 0, max(n - 1, 0))
         out = np.take(data, idx, axis=ax)
-        return [np.ascontiguousarray(out, dtype=numpy_dtype(tensor_of(self.result).element_type))]
+        return [np.asarray(out, dtype=numpy_dtype(tensor_of(self.result).element_type), order="C")]
 
 
 INDEXING_OPS: tuple[type[GraphOp], ...] = (ConcatOp, SplitOp, SliceOp, PadOp, GatherOp)

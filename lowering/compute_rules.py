@@ -458,7 +458,7 @@ def _softmax(em: KernelEmitter, op: graph.SoftmaxOp, _: int, idx: list[SSAValue]
 @register_compute_rule(graph.TransposeOp)
 def _transpose(em: KernelEmitter, op: graph.TransposeOp, _: int, idx: list[SSAValue]) -> SSAValue:
     perm = op.permutation
-    in_idx: list[SSAValue] = [idx[0]] * len(perm)
+    in_idx: list[SSAValue] = list(idx)  # a permutation of idx (empty at rank 0)
     for out_axis, in_axis in enumerate(perm):
         in_idx[in_axis] = idx[out_axis]
     return em.value_at(op.input, in_idx)

@@ -145,6 +145,10 @@ class FunctionLowering:
         if op.splat is not None:
             self.scalar_of[op.result] = ScalarSource(op.splat.value.data, ty.element_type)
             return
+        if 0 in ty.get_shape():
+            # No element is ever read: no global (LLVM has no empty constant arrays).
+            self.scalar_of[op.result] = ScalarSource(0, ty.element_type)
+            return
         assert op.value is not None
         name = f"{self.prefix}_cst{len(self.globals)}"
         g = memref.GlobalOp.get(
@@ -347,6 +351,9 @@ class LowerGraphToLoopPass(ModulePass):
     name = "lower-graph-to-loop"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         lower_graph_to_loop(op)
 
 

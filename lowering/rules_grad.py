@@ -160,13 +160,15 @@ def _conv_grad_input_row(
                 if lo >= hi:
                     continue
                 wv = em.value_at(op.weight, [ff, cc, i, em.index(j)])
-                if valid is not None:
-                    wv = _select(em, valid, wv, zero)
 
                 def column(ww: SSAValue, wv: SSAValue = wv, offset: int = offset) -> None:
                     q = em.idx_add(ww, em.index(offset)) if offset else ww
                     g = em.value_at(op.grad, [n, ff, r, q])
-                    em.store(s_add(em, em.load(row, [ww]), s_mul(em, g, wv)), row, [ww])
+                    # No output row reads this input at tap i: no term at all
+                    # (masking the product, not the weight, keeps a non-finite
+                    # value read at the clamped row from leaking in).
+                    prod = _select(em, valid, s_mul(em, g, wv), zero)
+                    em.store(s_add(em, em.load(row, [ww]), prod), row, [ww])
 
                 em.loop(hi, column, start=lo)
 
@@ -193,8 +195,9 @@ def _conv_grad_filter(em: KernelEmitter, op: graph_grad.Conv2dGradFilterOp, _: i
         b, r, q = ivs
         ih, vh = forward_window_index(em, r, i, pt, sh, dh, h)
         iw, vw = forward_window_index(em, q, j, pl, sw, dw, w)
-        prod = s_mul(em, em.value_at(op.grad, [b, f, r, q]), em.value_at(op.input, [b, ch, ih, iw]))
-        return [s_add(em, accs[0], _select(em, _and(em, vh, vw), prod, zero))]
+        # Padding is a real zero that is multiplied, as in the forward conv2d.
+        x = _select(em, _and(em, vh, vw), em.value_at(op.input, [b, ch, ih, iw]), zero)
+        return [s_add(em, accs[0], s_mul(em, em.value_at(op.grad, [b, f, r, q]), x))]
 
     return em.reduce([n, oh, ow], [zero], body)[0]
 
@@ -222,7 +225,11 @@ def _max_pool_grad(em: KernelEmitter, op: graph_grad.MaxPool2dGradOp, _: int, id
             iw, vw = forward_window_index(em, q, j, pl, sw, dw, win)
             x = _select(em, _and(em, vh, vw), em.value_at(op.input, [n, c, ih, iw]),
                         em.scalar_constant(-math.inf, t))
-            better = _r(em, arith.CmpfOp(x, accs[0], "ogt"))
+            # NaN counts as the maximum (numpy's argmax, PyTorch): the first
+            # NaN of the window wins, and nothing after it.
+            better = _r(em, arith.AndIOp(
+                _r(em, arith.CmpfOp(x, accs[0], "ugt")), _r(em, arith.CmpfOp(accs[0], accs[0], "ord"))
+            ))
             tap = em.idx_add(em.idx_mul(i, kw), j)
             return [_select(em, better, x, accs[0]), _select(em, better, tap, accs[1])]
 

@@ -173,8 +173,11 @@ def _conv2d_row(
     Loops ``c, ky`` run in the kernel; ``kx`` is unrolled, so for each tap the
     range of ``x`` whose input column is in bounds is known statically and the
     innermost loop over ``x`` reads the input row contiguously (for stride 1)
-    with no bounds test -- it vectorises.  A tap row outside the input (the
-    padding rows) contributes through a zero weight.
+    with no bounds test -- it vectorises.  Padding is a real zero that is
+    multiplied (ONNX, PyTorch): a padding row reads 0, and the columns whose
+    tap lies in the side padding add ``0 * w``, so an infinite weight gives
+    NaN there and a NaN input never leaks into a window that lies in the
+    padding.
     """
     _, _, h, w = tensor_of(op.input).get_shape()
     _, cg, kh, kw = tensor_of(op.weight).get_shape()
@@ -197,18 +200,31 @@ def _conv2d_row(
                 offset = kx * dx - pl  # input column = x * sx + offset
                 lo = -(offset // sx) if offset < 0 else 0  # ceil(-offset / sx)
                 hi = min(out_w, (w - 1 - offset) // sx + 1)
-                if lo >= hi:
-                    continue
+                lo = min(lo, out_w)
+                hi = max(hi, lo)
                 wv = em.value_at(op.weight, [o, c, ky, em.index(kx)])
-                if ok is not None:
-                    wv = select(em, ok, wv, zero)
 
                 def column(xx: SSAValue, wv: SSAValue = wv, offset: int = offset) -> None:
                     iw = idx_add_const(em, em.idx_mul(xx, sx), offset)
                     v = em.value_at(op.input, [n, ch, ih, iw])
+                    if ok is not None:  # a padding row reads as 0 (never the clamped element)
+                        v = select(em, ok, v, zero)
                     em.store(s_mac(em, em.load(row, [xx]), v, wv, reduction=False), row, [xx])
 
-                em.loop(hi, column, start=lo)
+                if lo < hi:
+                    em.loop(hi, column, start=lo)
+                if lo > 0 or hi < out_w:
+                    # Taps in the left/right padding: a real zero times the
+                    # weight (NaN for an infinite or NaN weight, as in ONNX).
+                    pad_term = s_mul(em, zero, wv)
+
+                    def edge(xx: SSAValue, p: SSAValue = pad_term) -> None:
+                        em.store(s_add(em, em.load(row, [xx]), p), row, [xx])
+
+                    if lo > 0:
+                        em.loop(lo, edge)
+                    if hi < out_w:
+                        em.loop(out_w, edge, start=hi)
 
         loop_or_const(em, kh, tap_row)
 

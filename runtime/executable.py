@@ -176,6 +176,11 @@ class CompiledFunction:
                     f"{self.name}: {spec.describe()}: expected shape {spec.signature()}, "
                     f"got {arg.shape} {arg.dtype}"
                 )
+            if spec.dtype == np.bool_:
+                # numpy reads any nonzero byte as True (np.frombuffer, .view(bool)
+                # can make bytes other than 0 and 1); the compiled code reads
+                # bit 0.  Normalise to 0/1 so where/cast agree with numpy.
+                arg = np.not_equal(np.asarray(arg, order="C").view(np.uint8), 0)
             arrays.append(np.ascontiguousarray(arg))
         return arrays
 

@@ -90,7 +90,7 @@ class ReferenceInterpreter:
         for op in block.ops:
             args = [env[v] for v in op.operands]
             if isinstance(op, GraphOp):
-                outs = op.reference(*args)
+                outs = _checked(op, op.reference(*args))
             elif isinstance(op, GroupOp):
                 outs = self._run_block(op.body.block, args)
             elif isinstance(op, func.CallOp):
@@ -102,6 +102,30 @@ class ReferenceInterpreter:
             for result, value in zip(op.results, outs, strict=True):
                 env[result] = value
         raise ValueError("block has no terminator")
+
+
+class ReferenceError_(ValueError):
+    """An op's reference semantics returned a value its result type does not allow."""
+
+
+def _checked(op: GraphOp, outs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """``outs`` as arrays (a numpy scalar becomes a 0-d array), each of exactly
+    its result's shape and dtype: the oracle must not hide a 0-d vs 1-d slip."""
+    if len(outs) != len(op.results):
+        raise ReferenceError_(f"{op.name}: the reference returned {len(outs)} values for {len(op.results)} results")
+    checked: list[np.ndarray] = []
+    for index, (value, result) in enumerate(zip(outs, op.results)):
+        array = np.asarray(value)
+        ty = result.type
+        assert isinstance(ty, TensorType)
+        shape, dtype = tuple(ty.get_shape()), numpy_dtype(ty.element_type)
+        if array.shape != shape or array.dtype != dtype:
+            raise ReferenceError_(
+                f"{op.name}: the reference of result #{index} is {describe(array)}, "
+                f"but its type is {ty}"
+            )
+        checked.append(array)
+    return checked
 
 
 def interpret(module: ModuleOp, *inputs: np.ndarray, entry: str | None = None) -> list[np.ndarray]:

@@ -39,6 +39,7 @@ MAX_NESTING = 64
 SEVERITIES = ("error", "warning", "note", "remark")
 
 from graphopt.errors import GraphOptError, VerifyError
+from graphopt.dialects.graph_module import ModuleVerifyError, verify_graph_module
 
 
 class UserError(Exception):
@@ -283,6 +284,10 @@ def verify_located(module: ModuleOp) -> None:
             message = str(cause)
             diagnostic = diagnostic_at(op, message)
             raise LocatedVerifyError(diagnostic) from None
+    try:
+        verify_graph_module(module)
+    except ModuleVerifyError as err:
+        raise LocatedVerifyError(diagnostic_at(err.op, str(err))) from None
 
 
 # -- exceptions to diagnostics -----------------------------------------------------

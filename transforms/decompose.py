@@ -224,6 +224,9 @@ class DecomposePass(ModulePass):
         return self._classes  # type: ignore[attr-defined]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         n = decompose(op, self.op_classes)
         object.__setattr__(self, "statistics", {"decomposed": n})
 

@@ -133,6 +133,9 @@ class FoldBatchNormPass(ModulePass):
     name = "fold-batch-norm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         n = fold_batch_norm(op)
         object.__setattr__(self, "statistics", {"folded": n})
 

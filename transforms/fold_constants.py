@@ -251,6 +251,9 @@ class FoldConstantsPass(ModulePass):
     max_elements: int = 1 << 20
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         n = fold_constants(op, self.max_elements)
         object.__setattr__(self, "statistics", {"folded": n})
 

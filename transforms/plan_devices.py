@@ -183,6 +183,9 @@ class PlanDevicesPass(ModulePass):
     default: str = "cpu0"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         mapping = parse_groups(self.groups)
         for fn in [f for f in op.ops if isinstance(f, func.FuncOp) and not f.is_declaration]:
             new_fn = plan_function(fn, mapping, self.default)

@@ -86,6 +86,9 @@ class LowerLoopToLLVMPass(ModulePass):
     bounds_check: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import LOOP, require_level
+
+        require_level(op, self.name, LOOP)
         ConvertLoopToLLVMPass(self.max_inline_constant_bytes).apply(ctx, op)
         # xDSL's convert-scf-to-cf patterns, applied in one walk.
         ConversionPass.run(op, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})

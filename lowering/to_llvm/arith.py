@@ -31,6 +31,7 @@ from graphopt.lowering.to_llvm.scalar import (
     _isuffix,
     _r,
     _select,
+    _tsuffix,
     _width,
     const,
 )
@@ -63,8 +64,6 @@ for _n, _c in {
     arith.ShLIOp: llvm.ShlOp,
     arith.ShRSIOp: llvm.AShrOp,
     arith.ShRUIOp: llvm.LShrOp,
-    arith.MaxnumfOp: llvm.VectorFMaxOp,
-    arith.MinnumfOp: llvm.VectorFMinOp,
 }.items():
     _binop(_n, _c)
 
@@ -73,6 +72,8 @@ def _minmax_int(pred: str) -> Handler:
     return lambda e, op, a: [_select(e, _icmp(e, pred, a[0], a[1]), a[0], a[1])]
 
 
+HANDLERS[arith.MaxnumfOp] = lambda e, op, a: _intrinsic(e, f"llvm.maxnum.{_tsuffix(a[0].type)}", a, a[0].type)
+HANDLERS[arith.MinnumfOp] = lambda e, op, a: _intrinsic(e, f"llvm.minnum.{_tsuffix(a[0].type)}", a, a[0].type)
 HANDLERS[arith.MaxSIOp] = _minmax_int("sgt")
 HANDLERS[arith.MinSIOp] = _minmax_int("slt")
 HANDLERS[arith.MaxUIOp] = _minmax_int("ugt")

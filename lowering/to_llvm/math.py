@@ -21,7 +21,7 @@ from graphopt.lowering.to_llvm.scalar import (
     Emitter,
     Handler,
     ScalarPattern,
-    _fsuffix,
+    _tsuffix,
     _icmp,
     _intrinsic,
     _r,
@@ -31,40 +31,32 @@ from graphopt.lowering.to_llvm.scalar import (
 )
 
 HANDLERS: dict[type[Operation], Handler] = {}
-HANDLERS[mathd.PowFOp] = lambda e, op, a: _r(e.emit(llvm.FPowOp(a[0], a[1])))
-HANDLERS[mathd.CopySignOp] = lambda e, op, a: _r(e.emit(llvm.FCopySignOp(a[0], a[1])))
-
-for _n, _c in {
-    mathd.ExpOp: llvm.FExpOp,
-    mathd.Exp2Op: llvm.FExp2Op,
-    mathd.LogOp: llvm.FLogOp,
-    mathd.Log2Op: llvm.FLog2Op,
-    mathd.SqrtOp: llvm.FSqrtOp,
-    mathd.AbsFOp: llvm.FAbsOp,
-    mathd.SinOp: llvm.FSinOp,
-    mathd.CosOp: llvm.FCosOp,
-    mathd.FloorOp: llvm.FFloorOp,
-    mathd.CeilOp: llvm.FCeilOp,
-}.items():
-
-    def _mk(c: type[Operation]) -> Handler:
-        if c is llvm.FAbsOp:
-            return lambda e, op, a: _r(e.emit(c(a[0], a[0].type)))  # type: ignore[call-arg]
-        return lambda e, op, a: _r(e.emit(c(a[0])))  # type: ignore[call-arg]
-
-    HANDLERS[_n] = _mk(_c)
-
+# Overloaded intrinsics by their mangled names (``llvm.sqrt.f32``): xDSL's
+# ``llvm.FSqrtOp``... translate to unmangled ones, and an f32 and an f64 use
+# in one module would then clash.
 for _n, _intr in {
+    mathd.PowFOp: "pow",
+    mathd.CopySignOp: "copysign",
+    mathd.ExpOp: "exp",
+    mathd.Exp2Op: "exp2",
+    mathd.LogOp: "log",
+    mathd.Log2Op: "log2",
     mathd.Log10Op: "log10",
+    mathd.SqrtOp: "sqrt",
+    mathd.AbsFOp: "fabs",
+    mathd.SinOp: "sin",
+    mathd.CosOp: "cos",
+    mathd.FloorOp: "floor",
+    mathd.CeilOp: "ceil",
     mathd.RoundOp: "round",
     mathd.RoundEvenOp: "roundeven",
     mathd.TruncOp: "trunc",
 }.items():
 
-    def _mk2(intr: str) -> Handler:
-        return lambda e, op, a: _intrinsic(e, f"llvm.{intr}.{_fsuffix(a[0].type)}", a, a[0].type)
+    def _mk(intr: str) -> Handler:
+        return lambda e, op, a: _intrinsic(e, f"llvm.{intr}.{_tsuffix(a[0].type)}", a, a[0].type)
 
-    HANDLERS[_n] = _mk2(_intr)
+    HANDLERS[_n] = _mk(_intr)
 
 
 HANDLERS[mathd.FmaOp] = lambda e, op, a: _r(e.emit(llvm.FMAOp(a[0], a[1], a[2])))
@@ -72,7 +64,7 @@ HANDLERS[mathd.FmaOp] = lambda e, op, a: _r(e.emit(llvm.FMAOp(a[0], a[1], a[2]))
 
 def _rsqrt(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     t = a[0].type
-    s = e.emit(llvm.FSqrtOp(a[0])).results[0]
+    (s,) = _intrinsic(e, f"llvm.sqrt.{_tsuffix(t)}", a, t)
     return _r(e.emit(llvm.FDivOp(const(e, 1.0, t), s)))
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from math import prod
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, ModuleOp, i64
+from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, ModuleOp, VectorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
@@ -62,6 +63,15 @@ def _fsuffix(t: Attribute) -> str:
         return "f64"
     width = getattr(t, "bitwidth", None)
     return f"f{width}"
+
+
+def _tsuffix(t: Attribute) -> str:
+    """The type-mangling suffix of an overloaded float intrinsic (``f32``,
+    ``v8f64``).  xDSL's own ``llvm.FSqrtOp``... translate to unmangled names
+    (``llvm.sqrt``), so an f32 and an f64 use in one module would clash."""
+    if isinstance(t, VectorType):
+        return f"v{prod(t.get_shape())}{_fsuffix(t.element_type)}"
+    return _fsuffix(t)
 
 
 def _isuffix(t: Attribute) -> str:

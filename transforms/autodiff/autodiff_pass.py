@@ -82,6 +82,9 @@ class AutodiffPass(ModulePass):
     lr: float = 0.01
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         wrt = list(self.wrt) or None
         if self.train:
             add_training_step(op, self.func, wrt, self.lr)

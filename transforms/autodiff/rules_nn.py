@@ -121,8 +121,13 @@ def _batch_norm(ctx: GradContext, op: nn.BatchNormOp, grads: Grads):
 @register_gradient_rule(nn.BatchNormTrainOp)
 def _batch_norm_train(ctx: GradContext, op: nn.BatchNormTrainOp, grads: Grads):
     """With M = N·H·W and r = (σ²+ε)^-½: dβ = Σg, dγ = Σ g·x̂,
-    dx = (γ·r/M)(M·g − Σg − x̂·Σ(g·x̂)).  The batch statistics (results 1
-    and 2, which feed the running statistics) are not differentiated."""
+    dx = (γ·r/M)(M·g − Σg − x̂·Σ(g·x̂)).
+
+    The batch statistics are recomputed from x here with graph ops rather
+    than read from the op's results 1 and 2: those results feed the running
+    statistics and are not differentiated, so a backward graph built on them
+    would be constant in them, and differentiating it again (second order)
+    would silently drop their dependence on x."""
     g, x = grads[0], op.input
     if g is None:
         return [None, None, None]
@@ -130,8 +135,11 @@ def _batch_norm_train(ctx: GradContext, op: nn.BatchNormTrainOp, grads: Grads):
     rank = len(shape)
     axes = [0, *range(2, rank)]
     count = shape[0] * ctx.count(shape, range(2, rank))
-    r = _channel_view(ctx, _inv_std(ctx, op.batch_var, op.epsilon), rank)
-    xhat = ctx.mul(ctx.sub(x, _channel_view(ctx, op.batch_mean, rank)), r)
+    mean = ctx.apply(graph.ReduceMeanOp, x, axes, True)
+    centred = ctx.sub(x, mean)
+    var = ctx.apply(graph.ReduceMeanOp, ctx.mul(centred, centred), axes, True)
+    r = _inv_std(ctx, var, op.epsilon)
+    xhat = ctx.mul(centred, r)
     dx = ds = db = None
     if ctx.needs(0):
         gxhat = ctx.mul(g, _channel_view(ctx, op.scale, rank))

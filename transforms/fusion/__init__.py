@@ -65,6 +65,9 @@ class FuseOpsPass(ModulePass):
             raise ValueError(f"fuse-ops: max-inputs must be >= 0 (0 = no limit), got {self.max_inputs}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         fused = groups = 0
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
             if fn.is_declaration or len(fn.body.blocks) != 1:

@@ -109,9 +109,35 @@ def plan_function(
     check_device_edges(fn)
     with Timer() as t:
         program = program_of(fn)
+        check_addressable(fn, program)
         result = plan_program(program, strategy, inplace, hill_climb)
+    if result.workspace > I64_MAX:
+        raise DiagnosticException(
+            f"plan-memory: @{fn.sym_name.data} needs a workspace of {result.workspace} bytes, "
+            f"more than int64 offsets can address ({I64_MAX})"
+        )
     write_plan(fn, result.offsets, result.workspace)
     return program, result, t.seconds
+
+
+I64_MAX = (1 << 63) - 1
+
+
+def check_addressable(fn: func.FuncOp, program: Program) -> None:
+    """Every intermediate's byte size (rounded to the alignment) fits in the
+    int64 offsets the plan records; else one diagnostic at the producer."""
+    from graphopt.transforms.levels import op_location
+
+    for tensor in program.tensors.values():
+        if tensor.kind is Kind.INTERNAL and tensor.size > I64_MAX:
+            value = tensor.key
+            owner = value.owner if isinstance(value, SSAValue) else None
+            name = f"%{value.name_hint} " if isinstance(value, SSAValue) and value.name_hint else ""
+            where = op_location(owner) if isinstance(owner, Operation) else "an op"
+            raise DiagnosticException(
+                f"plan-memory: @{fn.sym_name.data}: {name}({where}, {value.type}) needs "
+                f"{tensor.size} bytes, more than int64 workspace offsets can address ({I64_MAX})"
+            )
 
 
 def usable_plan(
@@ -163,6 +189,9 @@ class PlanMemoryPass(ModulePass):
             raise ValueError(f"plan-memory: hill-climb must be >= 0, got {self.hill_climb}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import GRAPH, require_level
+
+        require_level(op, self.name, GRAPH)
         reports: list[Report] = []
         for fn in _graph_functions(op):
             program, result, seconds = plan_function(

@@ -103,25 +103,31 @@ func.func @bn_train_y_var(%x: tensor<2x4x3x3xf32>, %s: tensor<4xf32>, %b: tensor
 }
 
 // A padded conv never loads out of bounds. Output rows are accumulated in a
-// stack buffer: a tap row outside the input is clamped to row 0 and weighted
-// by 0.0; each column tap (kx unrolled) runs over exactly the x whose input
-// column is inside, so the innermost loop has no bounds test.
+// stack buffer: a tap row outside the input is clamped to row 0 and its value
+// replaced by 0.0 (padding is a real zero that is multiplied, so a NaN there
+// never leaks in); each column tap (kx unrolled) runs over exactly the x whose
+// input column is inside, and the columns in the side padding add 0 * w.
 // LOWER-LABEL: func.func private @conv_pad_k0_conv2d
 // LOWER-SAME:    (%[[X:.*]]: memref<1x1x5x5xf32>, %[[W:.*]]: memref<1x1x3x3xf32>, %{{.*}}: memref<1x1x5x5xf32>)
 // LOWER:         %[[ROW:.*]] = memref.alloca() : memref<5xf32>
+// LOWER:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // LOWER:         memref.store %{{.*}}, %[[ROW]]
 // LOWER:         scf.for %[[KH:.*]] = {{.*}} {
 // LOWER:           %[[OKH:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
 // LOWER-NEXT:      %[[IH:.*]] = arith.select %[[OKH]], %{{.*}}, %{{.*}} : index
 // LOWER-NEXT:      %[[W0:.*]] = memref.load %[[W]][%{{.*}}, %{{.*}}, %[[KH]], %{{.*}}]
-// LOWER-NEXT:      %[[WS:.*]] = arith.select %[[OKH]], %[[W0]], %{{.*}} : f32
 // LOWER-NEXT:      scf.for %[[XX:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // LOWER-NEXT:        %[[IW:.*]] = arith.addi %[[XX]], %{{.*}} : index
 // LOWER-NEXT:        %[[V:.*]] = memref.load %[[X]][%{{.*}}, %{{.*}}, %[[IH]], %[[IW]]]
+// LOWER-NEXT:        %[[VS:.*]] = arith.select %[[OKH]], %[[V]], %[[ZERO]] : f32
 // LOWER-NEXT:        %[[R:.*]] = memref.load %[[ROW]][%[[XX]]]
-// LOWER-NEXT:        %[[P:.*]] = arith.mulf %[[V]], %[[WS]] fastmath<contract> : f32
+// LOWER-NEXT:        %[[P:.*]] = arith.mulf %[[VS]], %[[W0]] fastmath<contract> : f32
 // LOWER-NEXT:        %[[S:.*]] = arith.addf %[[R]], %[[P]] fastmath<contract> : f32
 // LOWER-NEXT:        memref.store %[[S]], %[[ROW]][%[[XX]]]
+// LOWER:           %[[PAD:.*]] = arith.mulf %[[ZERO]], %[[W0]] : f32
+// LOWER-NEXT:      scf.for
+// LOWER-NEXT:        %[[R2:.*]] = memref.load %[[ROW]]
+// LOWER-NEXT:        arith.addf %[[R2]], %[[PAD]] : f32
 func.func @conv_pad(%x: tensor<1x1x5x5xf32>, %w: tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32> {
   %y = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x1x5x5xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x5x5xf32>
   func.return %y : tensor<1x1x5x5xf32>
