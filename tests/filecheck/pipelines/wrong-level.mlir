@@ -9,12 +9,12 @@
 // RUN: graph-opt %s -p 'autodiff{func=mlp},lower-graph-to-loop' | filecheck %s --check-prefix=OK
 
 // AD-NOT: Traceback
-// AD: graph-opt: error: autodiff: runs on graph-level IR, but the module is at the loop level ({{.*}}); the module has already been lowered by lower-graph-to-loop: run autodiff before it
+// AD: {{.*}}error: autodiff: runs on graph-level IR, but the module is at the loop level ({{.*}}); the module has already been lowered by lower-graph-to-loop: run autodiff before it
 // AD-NOT: error:
-// FOLD: graph-opt: error: fold-constants: runs on graph-level IR, but the module is at the loop level
-// TWICE: graph-opt: error: lower-graph-to-loop: runs on graph-level IR, but the module is at the loop level
-// LLVM: graph-opt: error: fuse-ops: runs on graph-level IR, but the module is at the llvm level (llvm.
-// EARLY: graph-opt: error: lower-loop-to-llvm: runs on loop-level IR, but the module is at the graph level (graph.matmul at {{.*}}wrong-level.mlir:[[# @LINE + 4]]:3); lower the module with lower-graph-to-loop first
+// FOLD: <stdin>:{{[0-9]+}}:{{[0-9]+}}: error: fold-constants: runs on graph-level IR, but the module is at the loop level
+// TWICE: <stdin>:{{[0-9]+}}:{{[0-9]+}}: error: lower-graph-to-loop: runs on graph-level IR, but the module is at the loop level
+// LLVM: <stdin>:{{[0-9]+}}:{{[0-9]+}}: error: fuse-ops: runs on graph-level IR, but the module is at the llvm level (llvm.
+// EARLY: wrong-level.mlir:[[# @LINE + 4]]:3: error: lower-loop-to-llvm: runs on loop-level IR, but the module is at the graph level (graph.matmul); lower the module with lower-graph-to-loop first
 // OK-LABEL: func.func @mlp_grad
 
 func.func @mlp(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<f32> {

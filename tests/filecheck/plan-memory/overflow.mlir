@@ -5,7 +5,7 @@
 // RUN: not graph-opt %s -p plan-memory 2>&1 | filecheck %s
 // SPLAT: graph.constant splat 1.000000e+00 : tensor<100000000000x100000000000xf32>
 // CHECK-NOT: internal error
-// CHECK: graph-opt: error: plan-memory: @f: %a (graph.exp at {{.*}}overflow.mlir:[[# @LINE + 7]]:3, tensor<4611686018427387904x4xf32>) needs 73786976294838206464 bytes, more than int64 workspace offsets can address
+// CHECK: overflow.mlir:[[# @LINE + 7]]:3: error: plan-memory: @f: %a (graph.exp, tensor<4611686018427387904x4xf32>) needs 73786976294838206464 bytes, more than int64 workspace offsets can address
 
 func.func @huge() -> tensor<100000000000x100000000000xf32> {
   %c = graph.constant dense<1.0> : tensor<100000000000x100000000000xf32>
