@@ -15,8 +15,11 @@
 
 The result holds only top-level ``llvm.func`` and ``llvm.mlir.global`` ops, so
 ``graph-opt -p lower-loop-to-llvm -t llvm`` prints LLVM IR;
-:func:`to_llvmlite_module` translates it with xDSL's ``convert_module`` and
-re-applies the function linkage that translation drops.  No pointer
+:func:`to_llvmlite_module` translates it with xDSL's ``convert_module``,
+re-applies the function linkage that translation drops and marks kernels
+``noinline`` (a driver inlining hundreds of kernels made LLVM's optimisation
+and code generation superlinear; a kernel call costs nothing next to its loop
+nest).  No pointer
 argument but the hidden constants is ``noalias``: memory planning may make a
 kernel's input and output share storage (in-place ops).
 """
