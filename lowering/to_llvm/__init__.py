@@ -7,9 +7,9 @@
 2. ``convert-scf-to-cf``: xDSL's own pass; ``scf.for`` becomes a header block
    (``arith.cmpi slt``), a body ending in ``arith.addi`` and a branch back;
 3. ``convert-arith-to-llvm``, ``convert-math-to-llvm`` (libm where LLVM has no
-   intrinsic), ``convert-memref-to-llvm``, ``convert-cf-to-llvm``,
-   ``convert-func-to-llvm`` (:mod:`.arith`, :mod:`.math`, :mod:`.memref`,
-   :mod:`.cf`, :mod:`.func`);
+   intrinsic), ``convert-vector-to-llvm``, ``convert-memref-to-llvm``,
+   ``convert-cf-to-llvm``, ``convert-func-to-llvm`` (:mod:`.arith`,
+   :mod:`.math`, :mod:`.vector`, :mod:`.memref`, :mod:`.cf`, :mod:`.func`);
 4. ``reconcile-unrealized-casts``: xDSL's pass removes the casts the
    conversions placed between converted and not yet converted values.
 
@@ -43,6 +43,7 @@ from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
 from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
+from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
 
 __all__ = [
     "CONVERSION_PASSES",
@@ -57,6 +58,7 @@ CONVERSION_PASSES: tuple[type[ModulePass], ...] = (
     ConvertLoopToLLVMPass,
     ConvertArithToLLVMPass,
     ConvertMathToLLVMPass,
+    ConvertVectorToLLVMPass,
     ConvertMemRefToLLVMPass,
     ConvertCfToLLVMPass,
     ConvertFuncToLLVMPass,
@@ -91,6 +93,7 @@ class LowerLoopToLLVMPass(ModulePass):
         ConversionPass.run(op, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})
         ConvertArithToLLVMPass().apply(ctx, op)
         ConvertMathToLLVMPass().apply(ctx, op)
+        ConvertVectorToLLVMPass().apply(ctx, op)
         ConvertMemRefToLLVMPass(self.bounds_check).apply(ctx, op)
         ConvertCfToLLVMPass().apply(ctx, op)
         ConvertFuncToLLVMPass().apply(ctx, op)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, ModuleOp, i64
+from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, ModuleOp, VectorType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
@@ -89,6 +89,11 @@ def is_scalar(t: Attribute) -> bool:
     return isinstance(t, IntegerType | IndexType | AnyFloat)
 
 
+def is_vector(t: Attribute) -> bool:
+    """A 1-D vector of scalars: what the elementwise llvm ops take as well."""
+    return isinstance(t, VectorType) and t.get_num_dims() == 1 and isinstance(t.element_type, IntegerType | AnyFloat)
+
+
 @dataclass
 class ScalarPattern(RewritePattern):
     """Convert every op with a handler in ``handlers``; ``externals`` collects
@@ -96,10 +101,12 @@ class ScalarPattern(RewritePattern):
 
     handlers: dict[type[Operation], Handler]
     externals: dict[str, llvm.LLVMFunctionType] = field(default_factory=dict)
+    elementwise: frozenset[type[Operation]] = frozenset()  # also on vectors
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         handler = self.handlers.get(type(op))
-        if handler is None or not all(is_scalar(v.type) for v in (*op.operands, *op.results)):
+        ok = is_scalar if type(op) not in self.elementwise else lambda t: is_scalar(t) or is_vector(t)
+        if handler is None or not all(ok(v.type) for v in (*op.operands, *op.results)):
             return
         at = InsertPoint.before(op)
         operands = [as_llvm(rewriter, v, at) for v in op.operands]
