@@ -41,7 +41,6 @@ class DriverInfo:
     input_names: list[str | None] = field(default_factory=list)
     output_names: list[str | None] = field(default_factory=list)
     hidden_constants: list[HiddenConstant] = field(default_factory=list)
-    tensor_types: list[TensorType] = field(default_factory=list)
 
     @property
     def num_params(self) -> int:
@@ -65,7 +64,6 @@ class DriverInfo:
             input_names=[n.data or None for n in abi.input_names],
             output_names=[n.data or None for n in abi.output_names],
             hidden_constants=constants,
-            tensor_types=[*abi.input_types, *abi.output_types],
         )
 
 

@@ -9,16 +9,19 @@
 3. ``expand-math`` (:mod:`graphopt.lowering.expand_math`): f32 exp, log,
    tanh and erf become vectorisable polynomials;
 4. ``convert-arith-to-llvm``, ``convert-math-to-llvm`` (libm where LLVM has no
-   intrinsic), ``convert-memref-to-llvm``, ``convert-cf-to-llvm``,
-   ``convert-func-to-llvm`` (:mod:`.arith`, :mod:`.math`, :mod:`.memref`,
-   :mod:`.cf`, :mod:`.func`);
+   intrinsic), ``convert-vector-to-llvm``, ``convert-memref-to-llvm``,
+   ``convert-cf-to-llvm``, ``convert-func-to-llvm`` (:mod:`.arith`,
+   :mod:`.math`, :mod:`.vector`, :mod:`.memref`, :mod:`.cf`, :mod:`.func`);
 5. ``reconcile-unrealized-casts``: xDSL's pass removes the casts the
    conversions placed between converted and not yet converted values.
 
 The result holds only top-level ``llvm.func`` and ``llvm.mlir.global`` ops, so
 ``graph-opt -p lower-loop-to-llvm -t llvm`` prints LLVM IR;
-:func:`to_llvmlite_module` translates it with xDSL's ``convert_module`` and
-re-applies the function linkage that translation drops.  No pointer
+:func:`to_llvmlite_module` translates it with xDSL's ``convert_module``,
+re-applies the function linkage that translation drops and marks kernels
+``noinline`` (a driver inlining hundreds of kernels made LLVM's optimisation
+and code generation superlinear; a kernel call costs nothing next to its loop
+nest).  No pointer
 argument but the hidden constants is ``noalias``: memory planning may make a
 kernel's input and output share storage (in-place ops).
 """
@@ -43,6 +46,7 @@ from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
 from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
+from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
 
 __all__ = [
     "CONVERSION_PASSES",
@@ -57,6 +61,7 @@ CONVERSION_PASSES: tuple[type[ModulePass], ...] = (
     ConvertLoopToLLVMPass,
     ConvertArithToLLVMPass,
     ConvertMathToLLVMPass,
+    ConvertVectorToLLVMPass,
     ConvertMemRefToLLVMPass,
     ConvertCfToLLVMPass,
     ConvertFuncToLLVMPass,
@@ -95,6 +100,7 @@ class LowerLoopToLLVMPass(ModulePass):
         ExpandMathPass().apply(ctx, op)
         ConvertArithToLLVMPass().apply(ctx, op)
         ConvertMathToLLVMPass().apply(ctx, op)
+        ConvertVectorToLLVMPass().apply(ctx, op)
         ConvertMemRefToLLVMPass(self.bounds_check).apply(ctx, op)
         ConvertCfToLLVMPass().apply(ctx, op)
         ConvertFuncToLLVMPass().apply(ctx, op)

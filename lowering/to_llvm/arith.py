@@ -212,10 +212,17 @@ HANDLERS[arith.FPToUIOp] = _fptoi("fptoui")
 
 
 
+#: Ops whose llvm form is the same instruction on 1-D vectors.
+ELEMENTWISE = frozenset(
+    {arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.NegfOp,
+     arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.SelectOp}
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class ConvertArithToLLVMPass(ConversionPass):
     name = "convert-arith-to-llvm"
 
     def patterns(self):
-        pattern = ScalarPattern(HANDLERS)
+        pattern = ScalarPattern(HANDLERS, elementwise=ELEMENTWISE)
         return dict.fromkeys(HANDLERS, pattern)

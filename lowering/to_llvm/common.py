@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NoneAttr,
     UnrealizedConversionCastOp,
+    VectorType,
     i8,
     i64,
 )
@@ -62,6 +63,8 @@ def llvm_type(t: Attribute) -> Attribute:
     if isinstance(t, IndexType):
         return i64
     if isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType):
+        return t
+    if isinstance(t, VectorType) and isinstance(t.element_type, IntegerType | AnyFloat) and t.get_num_dims() == 1:
         return t
     raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
 

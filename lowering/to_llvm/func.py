@@ -1,8 +1,9 @@
 """``convert-func-to-llvm``: functions, calls and returns.
 
 ``func.func`` becomes ``llvm.func`` with llvm-typed arguments; a private
-function with a body (a kernel) gets ``internal`` linkage so LLVM can inline
-it into its driver, everything else is ``external``.  Discardable attributes
+function with a body (a kernel) gets ``internal`` linkage (and, when printed,
+``noinline``: optimising each kernel on its own keeps LLVM's time linear in
+the number of kernels), everything else is ``external``.  Discardable attributes
 (the driver's ``#loop.abi``) and argument attributes (``llvm.noalias`` on
 the constants a driver receives) are kept.  ``func.call`` and
 ``func.return`` become ``llvm.call`` and ``llvm.return``; several results are

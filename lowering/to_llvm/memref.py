@@ -64,10 +64,13 @@ class AccessPattern(RewritePattern):
 
     bounds_check: bool = False
 
-    def element_ptr(self, rewriter: PatternRewriter, op: memref.LoadOp | memref.StoreOp) -> SSAValue:
-        t = static_memref(op.memref.type, op.name)
+    def element_ptr(self, rewriter: PatternRewriter, op: Operation, ref: SSAValue | None = None, indices=None) -> SSAValue:
+        """The address of ``ref[indices]`` (by default the op's memref and indices)."""
+        ref = op.memref if ref is None else ref  # type: ignore[attr-defined]
+        index_values = list(op.indices if indices is None else indices)  # type: ignore[attr-defined]
+        t = static_memref(ref.type, op.name)
         at = InsertPoint.before(op)
-        base = as_llvm(rewriter, op.memref, at)
+        base = as_llvm(rewriter, ref, at)
         shape = t.get_shape()
         if not shape:
             return base
@@ -76,11 +79,11 @@ class AccessPattern(RewritePattern):
             rewriter.insert(new, at)
             return new.results[0]
 
-        indices = [as_llvm(rewriter, i, at) for i in op.indices]
+        indices = [as_llvm(rewriter, i, at) for i in index_values]
         off = indices[0]
         for dim, idx in zip(shape[1:], indices[1:]):
             off = emit(llvm.AddOp(emit(llvm.MulOp(off, const(rewriter, at, dim, i64), overflow=NSW)), idx, overflow=NSW))
-        if self.bounds_check and any(constant_int(i) is None for i in op.indices):
+        if self.bounds_check and any(constant_int(i) is None for i in index_values):
             ult = IntegerAttr(llvm.ICmpPredicateFlag("ult").to_int(), i64)
             ok: SSAValue | None = None
             for dim, idx in zip(shape, indices):

@@ -99,6 +99,11 @@ def is_scalar(t: Attribute) -> bool:
     return isinstance(t, IntegerType | IndexType | AnyFloat)
 
 
+def is_vector(t: Attribute) -> bool:
+    """A 1-D vector of scalars: what the elementwise llvm ops take as well."""
+    return isinstance(t, VectorType) and t.get_num_dims() == 1 and isinstance(t.element_type, IntegerType | AnyFloat)
+
+
 @dataclass
 class ScalarPattern(RewritePattern):
     """Convert every op with a handler in ``handlers``; ``externals`` collects
@@ -106,10 +111,12 @@ class ScalarPattern(RewritePattern):
 
     handlers: dict[type[Operation], Handler]
     externals: dict[str, llvm.LLVMFunctionType] = field(default_factory=dict)
+    elementwise: frozenset[type[Operation]] = frozenset()  # also on vectors
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         handler = self.handlers.get(type(op))
-        if handler is None or not all(is_scalar(v.type) for v in (*op.operands, *op.results)):
+        ok = is_scalar if type(op) not in self.elementwise else lambda t: is_scalar(t) or is_vector(t)
+        if handler is None or not all(ok(v.type) for v in (*op.operands, *op.results)):
             return
         at = InsertPoint.before(op)
         operands = [as_llvm(rewriter, v, at) for v in op.operands]

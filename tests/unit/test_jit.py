@@ -479,3 +479,40 @@ def test_multithreaded_calls():
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+VECTOR_AXPY = """
+builtin.module {
+  func.func private @k(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %o: memref<4x8xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %a = arith.constant 3.0 : f32
+    %av = vector.broadcast %a : f32 to vector<8xf32>
+    scf.for %i = %c0 to %c4 step %c1 {
+      %v = vector.load %x[%i, %c0] : memref<4x8xf32>, vector<8xf32>
+      %w = vector.load %y[%i, %c0] : memref<4x8xf32>, vector<8xf32>
+      %r = vector.fma %av, %v, %w : vector<8xf32>
+      %s = arith.subf %r, %v : vector<8xf32>
+      vector.store %s, %o[%i, %c0] : memref<4x8xf32>, vector<8xf32>
+    }
+    func.return
+  }
+  func.func @main(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %o: memref<4x8xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<4x8xf32>, "y" : tensor<4x8xf32>], outputs = ["o" : tensor<4x8xf32>], workspace = 0>} {
+    func.call @k(%x, %y, %o) : (memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>) -> ()
+    func.return
+  }
+}
+"""
+
+
+def test_vector_kernel():
+    from xdsl.dialects import vector
+
+    ctx = Context()
+    for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, vector.Vector, llvm.LLVM, Loop):
+        ctx.load_dialect(d)
+    module = Parser(ctx, VECTOR_AXPY).parse_module()
+    cm = compile_loop_module(module)
+    x, y = rng.random((4, 8), dtype=np.float32), rng.random((4, 8), dtype=np.float32)
+    np.testing.assert_allclose(cm.main(x, y), 3 * x + y - x, rtol=1e-6)
