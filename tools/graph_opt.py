@@ -188,14 +188,6 @@ class GraphOptMain(xDSLOptMain):
         self.available_targets["llvm"] = llvm_target
         self.available_targets["obj"] = obj_target
 
-    def output_resulting_program(self, prog: ModuleOp) -> str:
-        if self.args.target == "obj":  # binary: written to the -o file directly
-            from graphopt.tools.llvm_target import write_object
-
-            write_object(prog, self.args.output_file)
-            return ""
-        return super().output_resulting_program(prog)
-
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         p = arg_parser
         p.add_argument("input_file", nargs="?", help="input file ('-' or none: stdin), read as MLIR")
@@ -345,6 +337,11 @@ class GraphOptMain(xDSLOptMain):
         name = self.args.target.split("{")[0]
         if name == "llvm":
             check_lowered_for_llvm(prog)
+        if name == "obj":  # binary: kept apart and written by run() on success
+            from graphopt.tools.llvm_target import object_output
+
+            self.binary_output = object_output(prog, self.args.output_file)
+            return ""
         if name != "mlir":
             return super().output_resulting_program(prog)
         out = io.StringIO()
@@ -451,8 +448,9 @@ class GraphOptMain(xDSLOptMain):
             stats.print(sys.stderr)
         outputs = [c.output for c in chunks if c.output is not None]
         text = "// -----\n".join(outputs)
+        binary = getattr(self, "binary_output", None)
         if status == 0 or args.output_file in (None, "-"):
-            write_output(args.output_file, text)
+            write_output(args.output_file, binary if binary is not None and status == 0 else text)
         if timing is not None:
             timing.print(sys.stderr)
         return status

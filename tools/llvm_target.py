@@ -26,23 +26,17 @@ class LLVMTarget(Target):
         output.write(emit_llvm_ir(module))
 
 
-def write_object(module: ModuleOp, path: str | None) -> None:
-    """``-t obj``: the native object file of a lowered module, to ``path`` (or
-    to stdout when it is not a terminal)."""
+def object_output(module: ModuleOp, path: str | None) -> bytes:
+    """``-t obj``: the native object file of a lowered module, for ``path``
+    (or for stdout when it is not a terminal)."""
     import sys
 
     from graphopt.runtime.aot import object_code
     from graphopt.tools.diagnostics import UserError
 
-    if path is None and sys.stdout.isatty():
+    if path in (None, "-") and sys.stdout.isatty():
         raise UserError("-t obj writes binary code: give an output file with -o")
-    data = object_code(module)
-    if path is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-    else:
-        with open(path, "wb") as out:
-            out.write(data)
+    return object_code(module)
 
 
 @dataclass(frozen=True)
