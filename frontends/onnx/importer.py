@@ -13,6 +13,7 @@ output names as SSA name hints, so a later diagnostic names the ONNX node.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from xdsl.utils.exceptions import VerifyException
 from graphopt.dialects import graph
 from graphopt.dialects.graph_base import element_type_of, f32, f64, i1, i32, i64, numpy_dtype, shape_str
 from graphopt.frontends.builder import GraphBuilder
-from graphopt.frontends.onnx.registry import CONVERTERS, FOLDABLE
+from graphopt.frontends.onnx.registry import CONVERTERS, is_foldable
 from graphopt.tools.diagnostics import UserError
 
 #: The oldest default-domain opset the importer accepts.
@@ -49,9 +50,32 @@ ONNX_ELEMENT_TYPES: dict[int, Attribute] = {
 class OnnxImportError(UserError):
     """A model the importer cannot translate: one line naming the place."""
 
+    def __init__(self, message: str, static_input: str | None = None):
+        super().__init__(message)
+        #: The graph input that must be known at import, when that is the problem.
+        self.static_input = static_input
+
 
 class ConvertError(Exception):
     """Raised by a converter; the importer prefixes the node, op and opset."""
+
+
+class StaticInputRequired(ConvertError):
+    """A graph input is used where graph-opt needs a value known at import
+    (a shape, axes, pads...): bind it with ``static_inputs=``."""
+
+    def __init__(self, message: str, input_name: str):
+        super().__init__(message)
+        self.input_name = input_name
+
+
+def name_hint(name: str) -> str | None:
+    """An ONNX value name as an SSA name hint: characters outside
+    ``[A-Za-z0-9_$.-]`` become ``_``; a leading digit gets a ``_`` prefix."""
+    hint = re.sub(r"[^A-Za-z0-9_$.\-]", "_", name)
+    if not hint:
+        return None
+    return "_" + hint if hint[0].isdigit() else hint
 
 
 def onnx_type_name(elem: int) -> str:
@@ -189,6 +213,12 @@ class NodeContext:
 
     def require_static(self, i: int, what: str) -> np.ndarray:
         v = self.static(i)
+        if v is None and self.input_name(i) in self.importer.graph_inputs:
+            raise StaticInputRequired(
+                f"input '{self.input_name(i)}' ({what}) is a graph input, but graph-opt needs its value "
+                "at import; make it an initializer (or bind it with static_inputs=)",
+                self.input_name(i),
+            )
         if v is None:
             raise ConvertError(
                 f"input '{self.input_name(i)}' ({what}) must be a constant known at import "
@@ -256,6 +286,9 @@ class Importer:
         self.materialized: dict[str, SSAValue] = {}
         self.inferred: dict[str, tuple[int, tuple[int, ...] | None]] = {}
         self.current_loc: Attribute | None = None
+        self.graph_inputs: set[str] = set()
+        self.folded: list[str] = []
+        self.static_inputs: dict[str, np.ndarray] = {}
 
     # -- values -------------------------------------------------------------
 
@@ -280,7 +313,7 @@ class Importer:
         if self.current_loc is not None:
             op.location = self.current_loc
         if name:
-            op.result.name_hint = name
+            op.result.name_hint = name_hint(name)
         return op.result
 
     def materialize(self, name: str) -> SSAValue:
@@ -298,10 +331,7 @@ class Importer:
 
     def run(self, input_shapes: Mapping[str, Sequence[int]]) -> ModuleOp:
         if self.opset < MIN_OPSET:
-            raise self.error(
-                f"opset {self.opset} of the default domain is not supported "
-                f"(graph-opt imports opset {MIN_OPSET} and later)"
-            )
+            self._check_old_opset()
         g = self.model.graph
         init_names = {t.name for t in g.initializer}
         real_inputs = [i for i in g.input if i.name not in init_names]
@@ -312,6 +342,13 @@ class Importer:
                     f"--input-shape names '{name}', which is not an input of the model "
                     f"(inputs: {', '.join(sorted(known)) or 'none'})"
                 )
+        for name in self.static_inputs:
+            if name not in known:
+                raise self.error(f"static_inputs names '{name}', which is not an input of the model")
+        real_inputs = [i for i in real_inputs if i.name not in self.static_inputs]
+        for name, array in self.static_inputs.items():
+            self.values[name] = np.asarray(array)
+        self.graph_inputs = {i.name for i in real_inputs}
         for inp in real_inputs:
             self._add_input(inp, input_shapes.get(inp.name))
         self._infer_shapes()
@@ -334,8 +371,25 @@ class Importer:
         for fn in module.ops:
             if isinstance(fn, func.FuncOp):
                 for arg, inp in zip(fn.body.block.args, real_inputs):
-                    arg.name_hint = inp.name
+                    arg.name_hint = name_hint(inp.name)
         return module
+
+    def _check_old_opset(self) -> None:
+        """A model below opset 7 imports only when every op it uses is
+        defined there exactly as in opset 7 (same schema version)."""
+        for node in self.model.graph.node:
+            if node.domain not in ("", "ai.onnx"):
+                continue
+            try:
+                old = onnx.defs.get_schema(node.op_type, self.opset).since_version
+                new = onnx.defs.get_schema(node.op_type, MIN_OPSET).since_version
+            except Exception:  # noqa: BLE001 - unknown op
+                old, new = -1, -2
+            if old != new:
+                raise self.error(
+                    f"opset {self.opset} of the default domain is not supported for "
+                    f"{self._describe(node, self.opset)} (graph-opt imports opset {MIN_OPSET} and later)"
+                )
 
     def _tensor_array(self, t: onnx.TensorProto, what: str) -> np.ndarray:
         if t.data_type not in ONNX_ELEMENT_TYPES and t.data_type not in (
@@ -389,7 +443,7 @@ class Importer:
         del tt.shape.dim[:]
         for v in shape:
             tt.shape.dim.add().dim_value = v
-        arg = self.builder.input(shape, ONNX_ELEMENT_TYPES[tt.elem_type], name=inp.name)
+        arg = self.builder.input(shape, ONNX_ELEMENT_TYPES[tt.elem_type], name=name_hint(inp.name))
         self.values[inp.name] = arg
 
     def _infer_shapes(self) -> None:
@@ -432,10 +486,12 @@ class Importer:
         ctx = NodeContext(self, node, opset)
         first = len(list(self.builder.block.ops))
         try:
-            if node.op_type in FOLDABLE and self._foldable(ctx):
+            if is_foldable(node.op_type) and self._foldable(ctx):
                 outs = self._fold(node)
             else:
                 outs = conv(ctx)
+        except StaticInputRequired as err:
+            raise OnnxImportError(f"{self.source}: {where}: {err}", static_input=err.input_name) from None
         except ConvertError as err:
             raise self.error(f"{where}: {err}") from None
         except (VerifyException, ValueError, IndexError, TypeError, KeyError) as err:
@@ -449,7 +505,7 @@ class Importer:
                 continue
             if isinstance(v, SSAValue):
                 self._check_inferred(where, name, v)
-                v.name_hint = name
+                v.name_hint = name_hint(name)
             self.values[name] = v
 
     def _check_inferred(self, where: str, name: str, v: SSAValue) -> None:
@@ -485,6 +541,7 @@ class Importer:
         )
         m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)])
         outs = ReferenceEvaluator(m).run(None, feeds)
+        self.folded.append(node.name or node.output[0])
         it = iter(outs)
         return [np.asarray(next(it)) if o else None for o in node.output]
 
@@ -493,9 +550,14 @@ def import_model(
     model: onnx.ModelProto | str | os.PathLike[str],
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     name: str = "main",
+    static_inputs: Mapping[str, np.ndarray] | None = None,
+    folded: list[str] | None = None,
 ) -> ModuleOp:
     """An ONNX model (a ``ModelProto`` or a file path) as a verified module
-    with one function ``@name``; ``input_shapes`` fixes dynamic input dims."""
+    with one function ``@name``; ``input_shapes`` fixes dynamic input dims;
+    ``static_inputs`` gives graph inputs fixed values (they become constants
+    and are no longer arguments); ``folded``, when given, receives the names
+    of the nodes evaluated at import by onnx's reference evaluator."""
     if isinstance(model, onnx.ModelProto):
         source = model.graph.name or "<model>"
         proto = onnx.ModelProto()
@@ -506,7 +568,12 @@ def import_model(
     # importing the converter modules registers them
     from graphopt.frontends.onnx import ops_math, ops_nn, ops_tensor  # noqa: F401
 
-    return Importer(proto, source, name).run(dict(input_shapes or {}))
+    importer = Importer(proto, source, name)
+    importer.static_inputs = {k: np.asarray(v) for k, v in (static_inputs or {}).items()}
+    module = importer.run(dict(input_shapes or {}))
+    if folded is not None:
+        folded.extend(importer.folded)
+    return module
 
 
 __all__ = ["import_model", "load_model", "parse_input_shapes", "OnnxImportError", "ConvertError"]

@@ -9,7 +9,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import FLOAT_TYPES, i1, numpy_dtype
+from graphopt.dialects.graph_base import FLOAT_TYPES, f64, i1, i32, numpy_dtype
 from graphopt.frontends.onnx.importer import ONNX_ELEMENT_TYPES, ConvertError, NodeContext, onnx_type_name
 from graphopt.frontends.onnx.registry import converter
 
@@ -22,7 +22,7 @@ _UNARY = {
 }
 
 
-@converter(*_UNARY, foldable=True)
+@converter(*_UNARY)
 def _unary(ctx: NodeContext):
     x = ctx.value(0)
     if ctx.node.op_type == "Relu" and ctx.elem(0) not in FLOAT_TYPES:
@@ -35,7 +35,7 @@ def _reciprocal(ctx: NodeContext):
     return [ctx.emit(graph.DivOp(ctx.const(1.0, ctx.elem(0)), ctx.value(0)))]
 
 
-@converter("Identity", foldable=True)
+@converter("Identity")
 def _identity(ctx: NodeContext):
     return [ctx.raw(0)]
 
@@ -46,7 +46,8 @@ def _dropout(ctx: NodeContext):
     12) must be absent or a constant false."""
     if ctx.has_input(2):
         mode = ctx.require_static(2, "training_mode")
-        if bool(mode.reshape(-1)[0]):
+        ratio = float(ctx.require_static(1, "ratio").reshape(-1)[0]) if ctx.has_input(1) else 0.5
+        if bool(mode.reshape(-1)[0]) and ratio != 0.0:
             raise ConvertError("training_mode=true is not supported (graph-opt imports for inference)")
     if ctx.opset < 7 or (ctx.attr("is_test", 1) == 0 and ctx.opset < 7):
         raise ConvertError("training dropout is not supported")
@@ -116,13 +117,17 @@ _BINARY = {
 }
 
 
-@converter(*_BINARY, foldable=True)
+@converter(*_BINARY)
 def _binary(ctx: NodeContext):
     if ctx.opset < 7 and ctx.attr("broadcast", 0):
         raise ConvertError("legacy broadcast attribute is not supported")
     a, b = ctx.value(0), ctx.value(1)
     if ctx.node.op_type == "Div" and ctx.elem(0) not in FLOAT_TYPES:
-        raise ConvertError("integer Div is not supported (graph.div is a float op)")
+        if ctx.elem(0) != i32:
+            raise ConvertError("int64 Div on graph values is not supported (graph.div is a float op)")
+        # i32 -> f64 is exact and f64 -> i32 truncates toward zero, as ONNX does
+        q = ctx.emit(graph.DivOp(ctx.emit(graph.CastOp(a, f64)), ctx.emit(graph.CastOp(b, f64))))
+        return [ctx.emit(graph.CastOp(q, i32))]
     return [ctx.emit(_BINARY[ctx.node.op_type](a, b))]
 
 
@@ -139,6 +144,11 @@ def _cmp_or_equal(ctx: NodeContext):
 @converter("Pow")
 def _pow(ctx: NodeContext):
     a, b = ctx.value(0), ctx.value(1)
+    if ctx.elem(0) == i32:
+        # i32 powers in f64 are exact up to 2^53, then wrap like C's cast
+        fa = ctx.emit(graph.CastOp(a, f64))
+        fb = b if ctx.elem(1) == f64 else ctx.emit(graph.CastOp(b, f64))
+        return [ctx.emit(graph.CastOp(ctx.emit(graph.PowOp(fa, fb)), i32))]
     if ctx.elem(1) != ctx.elem(0):
         s = ctx.static(1)
         b = ctx.const(s, ctx.elem(0)) if s is not None else ctx.emit(graph.CastOp(b, ctx.elem(0)))
@@ -187,14 +197,14 @@ def _require_bool(ctx: NodeContext, i: int) -> None:
         raise ConvertError(f"input '{ctx.input_name(i)}' must be bool")
 
 
-@converter("Not", foldable=True)
+@converter("Not")
 def _not(ctx: NodeContext):
     _require_bool(ctx, 0)
     x = ctx.value(0)
     return [ctx.emit(graph.EqualOp(x, ctx.const(np.bool_(False))))]
 
 
-@converter("And", "Or", "Xor", foldable=True)
+@converter("And", "Or", "Xor")
 def _logic(ctx: NodeContext):
     """Selects on i1: ``a and b = a ? b : false``, ``a or b = a ? true : b``,
     ``a xor b = a != b``."""
@@ -212,12 +222,12 @@ def _logic(ctx: NodeContext):
     return [ctx.emit(graph.WhereOp(a, fixed, b))]
 
 
-@converter("Where", foldable=True)
+@converter("Where")
 def _where(ctx: NodeContext):
     return [ctx.emit(graph.WhereOp(ctx.value(0), ctx.value(1), ctx.value(2)))]
 
 
-@converter("Cast", foldable=True)
+@converter("Cast")
 def _cast(ctx: NodeContext):
     to = int(ctx.attr("to"))
     if to not in ONNX_ELEMENT_TYPES:
@@ -284,10 +294,13 @@ def _reduce(ctx: NodeContext):
     else:
         axes = ctx.ints("axes")
     axes = list(range(rank)) if axes is None else axes
+    if 0 in ctx.shape(0):
+        return [_empty_reduction(ctx, kind, axes, keepdims)]
     x = ctx.value(0)
-    if ctx.shape(0) and 0 in ctx.shape(0) and kind in ("ReduceMax", "ReduceMin"):
-        raise ConvertError("reduction over an empty tensor")
     if kind in _REDUCE:
+        if ctx.elem(0) == i1 and kind in ("ReduceMax", "ReduceMin"):  # any / all
+            y = ctx.emit(_REDUCE[kind](ctx.emit(graph.CastOp(x, i32)), axes, keepdims))
+            return [ctx.emit(graph.CastOp(y, i1))]
         return [ctx.emit(_REDUCE[kind](x, axes, keepdims))]
     if kind in ("ReduceSumSquare", "ReduceL2"):
         s = ctx.emit(graph.ReduceSumOp(ctx.emit(graph.MulOp(x, x)), axes, keepdims))
@@ -306,11 +319,32 @@ def _reduce(ctx: NodeContext):
     return [y]
 
 
+def _empty_reduction(ctx: NodeContext, kind: str, axes: list[int], keepdims: bool) -> np.ndarray:
+    """A reduction of an input with no elements is its identity element."""
+    shape, rank = ctx.shape(0), ctx.rank(0)
+    red = {a % rank for a in axes}
+    out = [1 if d in red else n for d, n in enumerate(shape) if keepdims or d not in red]
+    dtype = numpy_dtype(ctx.elem(0))
+    big = np.inf if dtype.kind == "f" else (True if dtype == np.bool_ else np.iinfo(dtype).max)
+    small = -np.inf if dtype.kind == "f" else (False if dtype == np.bool_ else np.iinfo(dtype).min)
+    value = {
+        "ReduceMax": small, "ReduceMin": big, "ReduceProd": 1, "ReduceMean": np.nan,
+        "ReduceLogSum": -np.inf, "ReduceLogSumExp": -np.inf,
+    }.get(kind, 0)
+    return np.full(out, value, dtype)
+
+
 @converter("ArgMax")
 def _argmax(ctx: NodeContext):
-    if ctx.attr("select_last_index", 0):
-        raise ConvertError("select_last_index=1 is not supported")
-    return [ctx.emit(graph.ArgmaxOp(ctx.value(0), int(ctx.attr("axis", 0)), bool(ctx.attr("keepdims", 1))))]
+    """``select_last_index``: ``(n - 1) - argmax(reversed x)``."""
+    axis, keep = int(ctx.attr("axis", 0)), bool(ctx.attr("keepdims", 1))
+    x = ctx.value(0)
+    if not ctx.attr("select_last_index", 0):
+        return [ctx.emit(graph.ArgmaxOp(x, axis, keep))]
+    n = ctx.shape(0)[axis]
+    rev = ctx.emit(graph.SliceOp(x, [-1], [-(1 << 62)], [axis], [-1]))
+    first = ctx.emit(graph.ArgmaxOp(rev, axis, keep))
+    return [ctx.emit(graph.SubOp(ctx.const(np.int64(n - 1)), first))]
 
 
 __all__: list[str] = ["numpy_dtype"]

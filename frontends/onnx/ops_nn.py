@@ -122,8 +122,10 @@ def _conv_transpose(ctx: NodeContext):
         pads_b, pads_e = [], []
         for d in range(n):
             total = strides[d] * (shape[2 + d] - 1) + out_pad[d] + ext[d] - out_shape[d]
-            if total < 0:
-                raise ConvertError(f"output_shape {out_shape} is larger than the op can produce")
+            if total < 0:  # trailing rows no window reaches: zero (plus bias)
+                if -total >= strides[d]:
+                    raise ConvertError(f"output_shape {out_shape} is larger than the op can produce")
+                total = 0
             small = total // 2
             b = small if auto == "SAME_UPPER" else total - small
             pads_b.append(b)

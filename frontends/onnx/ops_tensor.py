@@ -11,6 +11,7 @@ import numpy as np
 from onnx import numpy_helper
 
 from graphopt.dialects import graph
+from graphopt.dialects.graph_base import i64
 from graphopt.frontends.onnx.importer import ConvertError, NodeContext
 from graphopt.frontends.onnx.registry import converter
 
@@ -60,7 +61,7 @@ def _range(ctx: NodeContext):
 # -- layout ---------------------------------------------------------------------------
 
 
-@converter("Reshape", foldable=True)
+@converter("Reshape")
 def _reshape(ctx: NodeContext):
     """``0`` copies the input's dimension (unless ``allowzero``), ``-1`` is inferred."""
     if ctx.opset < 5:
@@ -81,7 +82,7 @@ def _reshape(ctx: NodeContext):
     return [ctx.emit(graph.ReshapeOp(ctx.value(0), out))]
 
 
-@converter("Flatten", foldable=True)
+@converter("Flatten")
 def _flatten(ctx: NodeContext):
     axis = int(ctx.attr("axis", 1))
     shape = ctx.shape(0)
@@ -91,19 +92,19 @@ def _flatten(ctx: NodeContext):
     return [ctx.emit(graph.ReshapeOp(ctx.value(0), out))]
 
 
-@converter("Transpose", foldable=True)
+@converter("Transpose")
 def _transpose(ctx: NodeContext):
     perm = ctx.ints("perm") or list(reversed(range(ctx.rank(0))))
     return [ctx.emit(graph.TransposeOp(ctx.value(0), perm))]
 
 
-@converter("Concat", foldable=True)
+@converter("Concat")
 def _concat(ctx: NodeContext):
     vals = [ctx.value(i) for i in range(ctx.num_inputs) if ctx.has_input(i)]
     return [ctx.emit(graph.ConcatOp(vals, int(ctx.attr("axis"))))]
 
 
-@converter("Split", foldable=True)
+@converter("Split")
 def _split(ctx: NodeContext):
     """Sizes from the ``split`` attribute (opset < 13), the ``split`` input
     (>= 13), ``num_outputs`` (>= 18, the last piece smaller), or equal pieces."""
@@ -126,7 +127,7 @@ def _split(ctx: NodeContext):
     return list(outs)
 
 
-@converter("Slice", foldable=True)
+@converter("Slice")
 def _slice(ctx: NodeContext):
     if ctx.opset < 10:
         starts, ends, axes, steps = ctx.ints("starts"), ctx.ints("ends"), ctx.ints("axes"), None
@@ -141,15 +142,15 @@ def _slice(ctx: NodeContext):
     return [ctx.emit(graph.SliceOp(ctx.value(0), clamp, ends, axes, steps))]
 
 
-@converter("Gather", foldable=True)
+@converter("Gather")
 def _gather(ctx: NodeContext):
     idx = ctx.static(1)
     if idx is not None:
         ind = ctx.const(idx.astype(np.int64))
     else:
         ind = ctx.value(1)
-        if ctx.elem(1) != graph.i64:
-            ind = ctx.emit(graph.CastOp(ind, graph.i64))
+        if ctx.elem(1) != i64:
+            ind = ctx.emit(graph.CastOp(ind, i64))
     return [ctx.emit(graph.GatherOp(ctx.value(0), ind, int(ctx.attr("axis", 0))))]
 
 
@@ -159,7 +160,7 @@ def _axes(ctx: NodeContext, since: int = 13) -> list[int] | None:
     return ctx.static_ints(1, "axes") if ctx.has_input(1) else None
 
 
-@converter("Squeeze", foldable=True)
+@converter("Squeeze")
 def _squeeze(ctx: NodeContext):
     axes = _axes(ctx)
     shape = ctx.shape(0)
@@ -172,7 +173,7 @@ def _squeeze(ctx: NodeContext):
     return [ctx.emit(graph.ReshapeOp(ctx.value(0), out))]
 
 
-@converter("Unsqueeze", foldable=True)
+@converter("Unsqueeze")
 def _unsqueeze(ctx: NodeContext):
     axes = _axes(ctx)
     if axes is None:
@@ -180,13 +181,13 @@ def _unsqueeze(ctx: NodeContext):
     return [ctx.emit(graph.ExpandDimsOp(ctx.value(0), axes))]
 
 
-@converter("Pad", foldable=True)
+@converter("Pad")
 def _pad(ctx: NodeContext):
     """Constant padding; negative pads crop.  ``pads``/``value`` are
     attributes before opset 11, inputs after; ``axes`` (opset 18) selects axes."""
     mode = ctx.attr("mode", "constant")
-    if mode != "constant":
-        raise ConvertError(f"mode '{mode}' is not supported (only 'constant')")
+    if mode not in ("constant", "edge", "reflect", "wrap"):
+        raise ConvertError(f"unknown mode '{mode}'")
     rank = ctx.rank(0)
     if ctx.opset < 11:
         pads, value = ctx.ints("pads") or [], float(ctx.attr("value", 0.0))
@@ -210,10 +211,52 @@ def _pad(ctx: NodeContext):
         pads = [max(0, p) for p in pads]
     if not any(pads):
         return [x]
-    return [ctx.emit(graph.PadOp(x, pads, value))]
+    if mode == "constant":
+        return [ctx.emit(graph.PadOp(x, pads, value))]
+    for a in range(rank):
+        x = _pad_axis(ctx, x, a, pads[a], pads[a + rank], mode)
+    return [x]
 
 
-@converter("Expand", foldable=True)
+def _pad_axis(ctx: NodeContext, x, axis: int, before: int, after: int, mode: str):
+    """edge / reflect / wrap padding of one axis: a concat of slices of x."""
+    if not before and not after:
+        return x
+    n = x.type.get_shape()[axis]
+    if mode == "reflect" and (before >= n or after >= n):
+        raise ConvertError(f"reflect pads ({before}, {after}) must be smaller than axis {axis} of size {n}")
+    if mode == "wrap" and (before > n or after > n):
+        raise ConvertError(f"wrap pads ({before}, {after}) must not exceed axis {axis} of size {n}")
+
+    def piece(start: int, end: int, step: int = 1):
+        return ctx.emit(graph.SliceOp(x, [start], [end], [axis], [step]))
+
+    parts = []
+    if before:
+        if mode == "edge":
+            one = piece(0, 1)
+            shape = list(one.type.get_shape())
+            shape[axis] = before
+            parts.append(ctx.emit(graph.BroadcastToOp(one, shape)))
+        elif mode == "reflect":
+            parts.append(piece(before, 0, -1))
+        else:
+            parts.append(piece(n - before, n))
+    parts.append(x)
+    if after:
+        if mode == "edge":
+            one = piece(n - 1, n)
+            shape = list(one.type.get_shape())
+            shape[axis] = after
+            parts.append(ctx.emit(graph.BroadcastToOp(one, shape)))
+        elif mode == "reflect":
+            parts.append(piece(n - 2, n - 2 - after, -1))
+        else:
+            parts.append(piece(0, after))
+    return ctx.emit(graph.ConcatOp(parts, axis))
+
+
+@converter("Expand")
 def _expand(ctx: NodeContext):
     shape = ctx.static_ints(1, "shape")
     out = graph.broadcast_shapes("onnx.Expand", ctx.shape(0), shape)
@@ -222,7 +265,7 @@ def _expand(ctx: NodeContext):
     return [ctx.emit(graph.BroadcastToOp(ctx.value(0), out))]
 
 
-@converter("Tile", foldable=True)
+@converter("Tile")
 def _tile(ctx: NodeContext):
     """``(d0, d1) x (r0, r1)``: reshape to ``(1, d0, 1, d1)``, broadcast to
     ``(r0, d0, r1, d1)``, reshape to ``(r0*d0, r1*d1)`` -- one copy."""

@@ -18,17 +18,23 @@ Converter = Callable[["NodeContext"], list[Any]]
 #: (domain, op type) -> converter; the default domain is "".
 CONVERTERS: dict[tuple[str, str], Converter] = {}
 
-#: Op types whose outputs are folded at import when every input is static
-#: (shape arithmetic of exported models: Shape -> Gather -> Concat -> Reshape).
-FOLDABLE: set[str] = set()
+#: Op types never folded at import through onnx's reference evaluator: they
+#: fold themselves (a splat stays one scalar), or their outputs may be large.
+NOT_FOLDED: set[str] = {"Constant", "ConstantOfShape", "Shape", "Size", "Expand", "Tile", "Dropout", "Identity", "Range"}
 
 
-def converter(*op_types: str, domain: str = "", foldable: bool = False) -> Callable[[Converter], Converter]:
+def is_foldable(op_type: str) -> bool:
+    """Nodes whose inputs are all small static values are evaluated at import
+    (shape arithmetic of exported models: Shape -> Gather -> Concat -> Reshape)."""
+    return op_type not in NOT_FOLDED
+
+
+def converter(*op_types: str, domain: str = "", foldable: bool = True) -> Callable[[Converter], Converter]:
     def register(fn: Converter) -> Converter:
         for op_type in op_types:
             CONVERTERS[(domain, op_type)] = fn
-            if foldable:
-                FOLDABLE.add(op_type)
+            if not foldable:
+                NOT_FOLDED.add(op_type)
         return fn
 
     return register
