@@ -1,0 +1,94 @@
+"""The light models of the onnx package and how the onnx runner feeds them.
+
+Each ``light_<name>.onnx`` builds every weight with a ``ConstantOfShape`` of
+0.02; ``Runner.generate_dummy_data(random=False)`` feeds
+``(arange(n).reshape(shape) / n).astype(float32)``; the reference is
+``light_<name>_output_0.pb`` at the tolerance of ``data/real/test_<name>``.
+Uniform weights cannot catch layout bugs, so :func:`with_random_weights`
+also replaces every such weight by seeded normal values.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+DATA = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
+LIGHT = os.path.join(DATA, "light")
+NAMES = sorted(f[len("light_"):-len(".onnx")] for f in os.listdir(LIGHT) if f.endswith(".onnx"))
+
+
+def model_path(name: str) -> str:
+    return os.path.join(LIGHT, f"light_{name}.onnx")
+
+
+def tolerance(name: str) -> tuple[float, float]:
+    path = os.path.join(DATA, "real", f"test_{name}", "data.json")
+    data = json.load(open(path)) if os.path.exists(path) else {}
+    return float(data.get("rtol", 1e-3)), float(data.get("atol", 1e-7))
+
+
+def graph_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
+    inits = {t.name for t in model.graph.initializer}
+    return [i for i in model.graph.input if i.name not in inits]
+
+
+def runner_input(vi: onnx.ValueInfoProto) -> np.ndarray:
+    """What ``generate_dummy_data(random=False)`` feeds."""
+    shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+    n = int(np.prod(shape))
+    return (np.arange(n).reshape(shape) / n).astype(np.float32)
+
+
+def reference_output(name: str) -> np.ndarray:
+    return numpy_helper.to_array(onnx.load_tensor(os.path.join(LIGHT, f"light_{name}_output_0.pb")))
+
+
+def with_random_weights(model: onnx.ModelProto, seed: int = 0) -> onnx.ModelProto:
+    """Every ``ConstantOfShape`` weight replaced by an initializer of seeded
+    normal values, scaled by 1/sqrt(fan-in) so activations stay O(1)."""
+    rng = np.random.default_rng(seed)
+    shapes = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            shapes[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    for node in model.graph.node:
+        if node.op_type == "ConstantOfShape" and node.input[0] in shapes:
+            shape = [int(d) for d in shapes[node.input[0]]]
+            fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 1
+            w = rng.standard_normal(shape).astype(np.float32) / np.float32(np.sqrt(max(fan_in, 1)))
+            if len(shape) == 1:  # biases, BN scale/shift/mean: keep positive variances
+                w = np.abs(w) + np.float32(0.5)
+            out.graph.initializer.append(numpy_helper.from_array(w, node.output[0]))
+        else:
+            out.graph.node.append(node)
+    return out
+
+
+
+
+
+def with_logits_output(model: onnx.ModelProto) -> tuple[onnx.ModelProto, str]:
+    """The model with the input of its final Softmax as its output instead:
+    onnx's reference evaluator applies an opset-9 Softmax of a
+    ``1 x 1000 x 1 x 1`` tensor along the last axis (all ones), so the random-
+    weight comparison is made on the logits (Softmax has its node tests)."""
+    last = model.graph.node[-1]
+    if last.op_type != "Softmax":
+        return model, model.graph.output[0].name
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    inferred = onnx.shape_inference.infer_shapes(out)
+    info = {v.name: v for v in inferred.graph.value_info}
+    del out.graph.output[:]
+    logits = last.input[0]
+    out.graph.output.append(info[logits])
+    out.graph.node.pop()
+    return out, logits
