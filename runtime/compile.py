@@ -73,12 +73,19 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     max_inline_constant_bytes: int = 4096,
     llvm_opt_level: int = 3,
 ) -> CompiledModule:
-    """Compile a graph-level module, or the ``.mlir`` file at ``source``.
+    """Compile a graph-level module, or the ``.mlir`` or ``.onnx`` file at ``source``.
 
     A module passed in is not modified.  ``opt_level`` (0-3, or ``"O2"``,
     ``"default"``...) runs its named pipeline before ``pipeline``.
     """
-    module = source.clone() if isinstance(source, ModuleOp) else parse_file(source)
+    if isinstance(source, ModuleOp):
+        module = source.clone()
+    elif str(source).lower().endswith(".onnx"):
+        from graphopt.frontends.onnx import import_model  # a frontend, loaded on demand
+
+        module = import_model(source)
+    else:
+        module = parse_file(source)
     verify_located(module)
     try:
         level = pipeline_spec(normalize_level(opt_level)) if opt_level is not None else ""

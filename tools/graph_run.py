@@ -115,10 +115,14 @@ def median_seconds(call: Callable[[], object], repeats: int) -> float:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="graph-run", description=__doc__.splitlines()[0].replace("``", ""))
-    p.add_argument("file", help="a graph-level .mlir file")
+    p.add_argument("file", help="a graph-level .mlir file or an .onnx model")
     p.add_argument("--entry", help="the function to run (default: the only public one)")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--inputs", metavar="NPZ", help="inputs by argument name or arg0, arg1, ...")
+    src.add_argument(
+        "--inputs", metavar="NPZ|DIR",
+        help="inputs by argument (or ONNX input) name or arg0, arg1, ...; for .onnx also a "
+        "test_data_set directory of input_N.pb (compared with its output_N.pb)",
+    )
     src.add_argument("--random-inputs", action="store_true", help="random inputs (default)")
     p.add_argument("--seed", type=int, default=0, help="seed for --random-inputs")
     p.add_argument("--output", metavar="NPZ", help="save the outputs as out0, out1, ...")
@@ -135,10 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def run(argv: Sequence[str] | None) -> int:
     from graphopt.runtime.compile import compile as compile_module
-    from graphopt.runtime.compile import parse_file, run_pipeline
+    from graphopt.frontends.onnx import is_onnx_path, load_source
+    from graphopt.runtime.compile import run_pipeline
 
     args = build_parser().parse_args(argv)
-    original = parse_file(args.file)
+    original = load_source(args.file)
     # The -p passes run first (they may create the entry, e.g. autodiff's
     # @f_grad), then the -O level's pipeline and the lowering.
     module = original.clone()
@@ -149,7 +154,13 @@ def run(argv: Sequence[str] | None) -> int:
         check_signature(fn)
     except LoweringError as err:
         raise UserError(str(err)) from None
-    inputs = load_inputs(args.inputs, fn) if args.inputs else random_inputs(fn, args.seed)
+    expected_files = None
+    if args.inputs and is_onnx_path(args.file):  # .npz by ONNX names, or test_data_set_N/
+        from graphopt.frontends.onnx.testdata import load_onnx_inputs
+
+        inputs, expected_files = load_onnx_inputs(args.inputs, args.file, fn)
+    else:
+        inputs = load_inputs(args.inputs, fn) if args.inputs else random_inputs(fn, args.seed)
     # The reference runs the function as written when it exists there, so
     # --check also checks the -p passes; otherwise the function they made.
     in_original = any(
@@ -173,6 +184,13 @@ def run(argv: Sequence[str] | None) -> int:
     if args.output:
         np.savez(args.output, **{f"out{i}": a for i, a in enumerate(outputs)})
     status = 0
+    if expected_files is not None:
+        problems = compare(outputs, expected_files)
+        for line in problems:
+            print(f"graph-run: error: output_N.pb check failed: {line}", file=sys.stderr)
+        status = 1 if problems else 0
+        if not problems:
+            print(f"check: OK ({len(outputs)} outputs match output_N.pb)")
     if args.check:
         expected = interpreter.run(name, *inputs)
         problems = compare(outputs, expected)

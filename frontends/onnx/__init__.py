@@ -18,6 +18,7 @@ from graphopt.frontends.onnx.importer import (
     ConvertError,
     OnnxImportError,
     import_model,
+    import_model_bytes,
     load_model,
     parse_input_shapes,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "ConvertError",
     "OnnxImportError",
     "import_model",
+    "import_model_bytes",
     "is_onnx_path",
     "load_model",
     "load_source",

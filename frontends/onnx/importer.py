@@ -87,10 +87,12 @@ def onnx_type_name(elem: int) -> str:
 # --------------------------------------------------------------------------
 
 
-def load_model(path: str | os.PathLike[str]) -> onnx.ModelProto:
-    """Parse an ONNX file and its external data; one clear error otherwise."""
+def load_model(path: str | os.PathLike[str], data: bytes | None = None) -> onnx.ModelProto:
+    """Parse an ONNX file (or its bytes ``data``) and its external data,
+    found next to ``path``; one clear error otherwise."""
     path = Path(path)
-    data = path.read_bytes()  # FileNotFoundError is reported by the tools
+    if data is None:
+        data = path.read_bytes()  # FileNotFoundError is reported by the tools
     try:
         model = onnx.load_model_from_string(data)
     except Exception as err:  # noqa: BLE001 - protobuf's DecodeError and friends
@@ -546,12 +548,18 @@ class Importer:
         return [np.asarray(next(it)) if o else None for o in node.output]
 
 
+def import_model_bytes(data: bytes, path: str, input_shapes: Mapping[str, Sequence[int]] | None = None) -> ModuleOp:
+    """``import_model`` of a file already read (external data is found next to ``path``)."""
+    return import_model(load_model(path, data), input_shapes, source=path)
+
+
 def import_model(
     model: onnx.ModelProto | str | os.PathLike[str],
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     name: str = "main",
     static_inputs: Mapping[str, np.ndarray] | None = None,
     folded: list[str] | None = None,
+    source: str | None = None,
 ) -> ModuleOp:
     """An ONNX model (a ``ModelProto`` or a file path) as a verified module
     with one function ``@name``; ``input_shapes`` fixes dynamic input dims;
@@ -559,7 +567,7 @@ def import_model(
     and are no longer arguments); ``folded``, when given, receives the names
     of the nodes evaluated at import by onnx's reference evaluator."""
     if isinstance(model, onnx.ModelProto):
-        source = model.graph.name or "<model>"
+        source = source or model.graph.name or "<model>"
         proto = onnx.ModelProto()
         proto.CopyFrom(model)
     else:
