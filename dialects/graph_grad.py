@@ -35,6 +35,7 @@ from graphopt.dialects.graph_grad_nn import (  # noqa: F401 - re-exported
     AvgPool2dGradOp,
     Conv2dGradFilterOp,
     Conv2dGradInputOp,
+    LrnGradOp,
     MaxPool2dGradOp,
     WindowGradOp,
     int_values,
