@@ -326,7 +326,7 @@ def _gemm(ctx: NodeContext):
     if ctx.has_input(2) and beta != 0.0:
         c = ctx.static(2)
         if c is not None:
-            cv = ctx.const(c if beta == 1.0 else (c * np.asarray(beta, c.dtype)).astype(c.dtype))
+            cv = ctx.value(2) if beta == 1.0 else ctx.const((c * np.asarray(beta, c.dtype)).astype(c.dtype))
         else:
             cv = ctx.value(2)
             if beta != 1.0:
