@@ -118,3 +118,25 @@ def for_reference_evaluator(model: onnx.ModelProto) -> onnx.ModelProto:
                 node.input.append(name)
                 node.attribute.remove(axes[0])
     return out
+
+
+def reference_evaluator(model: onnx.ModelProto):
+    """onnx's reference evaluator of :func:`for_reference_evaluator`'s model,
+    with LRN computed per channel (onnx's own LRN loops over the batch axis,
+    so with N = 1 it normalizes channel 0 only)."""
+    from onnx.reference import ReferenceEvaluator
+    from onnx.reference.op_run import OpRun
+
+    class LRN(OpRun):
+        op_domain = ""
+
+        def _run(self, x, alpha=None, beta=None, bias=None, size=None):
+            c = x.shape[1]
+            sq = np.square(x.astype(np.float64))
+            total = np.zeros_like(sq)
+            for ch in range(c):
+                lo, hi = max(0, ch - (size - 1) // 2), min(c, ch + size // 2 + 1)
+                total[:, ch] = sq[:, lo:hi].sum(axis=1)
+            return ((x / (bias + alpha / size * total) ** beta).astype(x.dtype),)
+
+    return ReferenceEvaluator(for_reference_evaluator(model), new_ops=[LRN])

@@ -27,9 +27,9 @@ import graphopt  # noqa: E402
 from graphopt.frontends.onnx import import_model  # noqa: E402
 from light_models import (  # noqa: E402
     NAMES,
-    for_reference_evaluator,
     graph_inputs,
     model_path,
+    reference_evaluator,
     reference_output,
     runner_input,
     tolerance,
@@ -71,9 +71,7 @@ def test_light_model_random_weights(name: str):
     (vi,) = graph_inputs(model)
     x = np.random.default_rng(1).standard_normal([d.dim_value for d in vi.type.tensor_type.shape.dim])
     x = x.astype(np.float32)
-    from onnx.reference import ReferenceEvaluator
-
-    want = ReferenceEvaluator(for_reference_evaluator(model)).run(None, {vi.name: x})[0]
+    want = reference_evaluator(model).run(None, {vi.name: x})[0]
     got = compiled(import_model(model), name, 2)(x)
     assert np.std(want) > 1e-3 * np.abs(want).max()  # not uniform
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * float(np.abs(want).max()))
