@@ -17,7 +17,7 @@ import traceback
 from collections.abc import Iterator
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, StringAttr, IntAttr
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp, NameLoc, StringAttr, IntAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
@@ -61,6 +61,8 @@ def location_of(op: Operation) -> str | None:
     loc = op.location
     if isinstance(loc, FileLineColLoc):
         return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+    if isinstance(loc, NameLoc):  # an imported ONNX node
+        return f"node '{loc.desc.data}'"
     return None
 
 
