@@ -49,8 +49,6 @@ def _dropout(ctx: NodeContext):
         ratio = float(ctx.require_static(1, "ratio").reshape(-1)[0]) if ctx.has_input(1) else 0.5
         if bool(mode.reshape(-1)[0]) and ratio != 0.0:
             raise ConvertError("training_mode=true is not supported (graph-opt imports for inference)")
-    if ctx.opset < 7 or (ctx.attr("is_test", 1) == 0 and ctx.opset < 7):
-        raise ConvertError("training dropout is not supported")
     x = ctx.raw(0)
     outs: list = [x]
     if len(ctx.node.output) > 1 and ctx.node.output[1]:
@@ -160,8 +158,6 @@ def _fold_variadic(ctx: NodeContext, cls) -> SSAValue:
     acc = vals[0]
     for v in vals[1:]:
         acc = ctx.emit(cls(acc, v))
-    if len(vals) == 1:  # still broadcast-free identity: one operand
-        return acc
     return acc
 
 
@@ -183,7 +179,7 @@ def _min(ctx: NodeContext):
 @converter("Mean")
 def _mean(ctx: NodeContext):
     total = _fold_variadic(ctx, graph.AddOp)
-    n = len(ctx.values())
+    n = len([i for i in range(ctx.num_inputs) if ctx.has_input(i)])
     if n == 1:
         return [total]
     return [ctx.emit(graph.DivOp(total, ctx.const(float(n), ctx.elem(0))))]
@@ -346,5 +342,3 @@ def _argmax(ctx: NodeContext):
     first = ctx.emit(graph.ArgmaxOp(rev, axis, keep))
     return [ctx.emit(graph.SubOp(ctx.const(np.int64(n - 1)), first))]
 
-
-__all__: list[str] = ["numpy_dtype"]

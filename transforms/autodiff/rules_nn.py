@@ -169,7 +169,7 @@ def _layer_norm(ctx: GradContext, op: nn.LayerNormOp, grads: Grads):
 #
 # conv2d_grad_input and conv2d_grad_filter are bilinear, so their adjoints
 # are the forward convolution and the other backward op.  max_pool2d_grad
-# has no rule.
+# and lrn_grad (the second order of LRN) have no rule.
 
 
 def _window(op) -> dict:
