@@ -37,6 +37,7 @@ from graphopt.dialects.graph_grad_nn import (  # noqa: F401 - re-exported
     AvgPool2dGradOp,
     Conv2dGradFilterOp,
     Conv2dGradInputOp,
+    LrnGradOp,
     MaxPool2dGradOp,
     WindowGradOp,
     int_values,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, Float64Type, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     ParsePropInAttrDict,
@@ -303,8 +303,9 @@ class MaxPool2dGradOp(WindowGradOp):
 @irdl_op_definition
 class AvgPool2dGradOp(WindowGradOp):
     """The input gradient of ``graph.avg_pool2d``: each window's gradient,
-    divided by its divisor (KH*KW with ``count_include_pad``, else the
-    number of in-bounds taps), spread over the window."""
+    divided by its divisor (the number of taps inside the input, or with
+    ``count_include_pad`` inside the padded input -- KH*KW unless a ceil-mode
+    window hangs past the padding), spread over the window."""
 
     name = "graph.avg_pool2d_grad"
     grad = operand_def(TensorType)
@@ -340,12 +341,14 @@ class AvgPool2dGradOp(WindowGradOp):
     def divisors(self, h: int, w: int, oh: int, ow: int) -> np.ndarray:
         """The divisor of every window, (oh, ow)."""
         kh, kw = int_values(self.kernel)
-        if self.count_include_pad is not None:
-            return np.full((oh, ow), float(kh * kw))
         (sh, sw), (dh, dw) = self.stride_values, self.dilation_values
-        pt, pl, _, _ = self.pad_values
-        rows = np.array([sum(0 <= r * sh + i * dh - pt < h for i in range(kh)) for r in range(oh)])
-        cols = np.array([sum(0 <= q * sw + j * dw - pl < w for j in range(kw)) for q in range(ow)])
+        pt, pl, pb, pr = self.pad_values
+        if self.count_include_pad is not None:  # taps inside the padded input (ceil mode: not past it)
+            lo_h, hi_h, lo_w, hi_w = -pt, h + pb, -pl, w + pr
+        else:
+            lo_h, hi_h, lo_w, hi_w = 0, h, 0, w
+        rows = np.array([sum(lo_h <= r * sh + i * dh - pt < hi_h for i in range(kh)) for r in range(oh)])
+        cols = np.array([sum(lo_w <= q * sw + j * dw - pl < hi_w for j in range(kw)) for q in range(ow)])
         return np.outer(rows, cols).astype(np.float64)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
@@ -364,9 +367,76 @@ class AvgPool2dGradOp(WindowGradOp):
         return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
 
 
+@irdl_op_definition
+class LrnGradOp(GraphOp):
+    """The input gradient of ``graph.lrn`` (same size, alpha, beta, bias):
+    with ``s[c] = bias + alpha/size * sum_{window(c)} x^2``,
+    ``dx[k] = g[k] s[k]^-beta - 2 alpha beta / size * x[k] *
+    sum_{c : k in window(c)} g[c] x[c] s[c]^(-beta-1)``."""
+
+    name = "graph.lrn_grad"
+    input = operand_def(TensorType)
+    grad = operand_def(TensorType)
+    result = result_def(TensorType)
+    size = prop_def(IntegerAttr)
+    alpha = prop_def(FloatAttr[Float64Type])
+    beta = prop_def(FloatAttr[Float64Type])
+    bias = prop_def(FloatAttr[Float64Type])
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, grad: SSAValue, size: int, alpha: float, beta: float, bias: float):
+        super().__init__(
+            operands=[input, grad],
+            result_types=[input.type],
+            properties={
+                "size": IntegerAttr(size, i64),
+                "alpha": FloatAttr(float(alpha), 64),
+                "beta": FloatAttr(float(beta), 64),
+                "bias": FloatAttr(float(bias), 64),
+            },
+        )
+
+    @property
+    def window_size(self) -> int:
+        return self.size.value.data
+
+    @property
+    def params(self) -> tuple[float, float, float]:
+        return float(self.alpha.value.data), float(self.beta.value.data), float(self.bias.value.data)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        if self.input.type != self.grad.type:
+            raise VerifyException(
+                f"graph.lrn_grad: input and gradient types differ ({type_str(self.input.type)} vs "
+                f"{type_str(self.grad.type)})"
+            )
+        if len(tensor_of(self.input).get_shape()) < 2 or self.window_size < 1:
+            raise VerifyException("graph.lrn_grad: input must have rank >= 2 and size must be positive")
+        return [self.input.type]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        x, g = (a.astype(np.float64) for a in inputs)
+        size = self.window_size
+        alpha, beta, bias = self.params
+        before, after = (size - 1) // 2, size // 2
+        c = x.shape[1]
+        rest = [(0, 0)] * (x.ndim - 2)
+        sq = np.pad(x * x, [(0, 0), (before, after), *rest])
+        s = bias + alpha / size * sum(sq[:, j:j + c] for j in range(size))
+        t = np.pad(g * x * s ** (-beta - 1.0), [(0, 0), (after, before), *rest])
+        back = sum(t[:, j:j + c] for j in range(size))
+        dx = g * s**-beta - 2.0 * alpha * beta / size * x * back
+        return [dx.astype(inputs[0].dtype)]
+
+
 WINDOW_GRAD_OPS: tuple[type[GraphOp], ...] = (
     Conv2dGradInputOp,
     Conv2dGradFilterOp,
     MaxPool2dGradOp,
     AvgPool2dGradOp,
+    LrnGradOp,
 )

@@ -9,7 +9,9 @@
 A window op reads input row ``oh*sh - pad_top + kh*dh`` (columns alike).
 Reads outside the input are zero for conv2d, -inf for max_pool2d and are
 left out of (or, with ``count_include_pad``, counted as zeros in) the average
-of avg_pool2d.  Output sizes use floor division (no ``ceil_mode``).  Pool
+of avg_pool2d.  Output sizes use floor division; the pools also have
+``dilations`` and ``ceil_mode`` (ONNX MaxPool/AveragePool since opset 10).
+``lrn`` is ONNX/AlexNet local response normalization across channels.  Pool
 strides default to 1, as in ONNX (PyTorch defaults them to the kernel).
 
 All of them are OutEWiseFusable, as in TVM (``global_avg_pool2d`` included):
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, Float64Type, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     ParsePropInAttrDict,
@@ -277,12 +279,18 @@ class Conv2dOp(WindowOp):
 class Pool2dOp(WindowOp):
     """``max_pool2d`` / ``avg_pool2d``: a ``kernel`` window per output element.
 
-    Every pad must be smaller than the kernel on its axis, so every window
-    holds at least one input element."""
+    ``dilations`` spaces the taps (default 1).  With ``ceil_mode`` the output
+    size rounds up (ONNX, PyTorch): the last window may hang past the bottom
+    or right padding, but it starts inside the input or the top/left
+    padding; taps past the padding are read like padding (-inf for max,
+    never counted by avg).  Every pad must be smaller than the kernel on its
+    axis, so every window holds at least one input element."""
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
     kernel = prop_def(DenseArrayBase)
+    dilations = opt_prop_def(DenseArrayBase)
+    ceil_mode = opt_prop_def(UnitAttr)
 
     assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
@@ -292,18 +300,38 @@ class Pool2dOp(WindowOp):
         kernel: Sequence[int],
         strides: Sequence[int] = (1, 1),
         padding: Sequence[int] = (0, 0, 0, 0),
+        dilations: Sequence[int] = (1, 1),
+        ceil_mode: bool = False,
         **extra: Attribute,
     ):
+        props: dict[str, Attribute] = {
+            "kernel": dense_i64_array(kernel),
+            "strides": dense_i64_array(strides),
+            "padding": dense_i64_array(padding),
+            **extra,
+        }
+        if tuple(dilations) != (1, 1):
+            props["dilations"] = dense_i64_array(dilations)
+        if ceil_mode:
+            props["ceil_mode"] = UnitAttr()
         super().__init__(
             operands=[input],
-            result_types=[self.infer_type(input.type, kernel, strides, padding)],
-            properties={
-                "kernel": dense_i64_array(kernel),
-                "strides": dense_i64_array(strides),
-                "padding": dense_i64_array(padding),
-                **extra,
-            },
+            result_types=[self.infer_type(input.type, kernel, strides, padding, dilations, ceil_mode)],
+            properties=props,
         )
+
+    @classmethod
+    def output_size(
+        cls, size: int, k: int, s: int, pad_begin: int, pad_end: int, d: int, ceil_mode: bool
+    ) -> int:
+        extent = (k - 1) * d + 1
+        span = size + pad_begin + pad_end - extent
+        if not ceil_mode:
+            return span // s + 1
+        out = -(-span // s) + 1
+        if (out - 1) * s >= size + pad_begin:  # the last window must start inside
+            out -= 1
+        return out
 
     @classmethod
     def infer_type(
@@ -312,29 +340,66 @@ class Pool2dOp(WindowOp):
         kernel: Sequence[int],
         strides: Sequence[int],
         padding: Sequence[int],
+        dilations: Sequence[int] = (1, 1),
+        ceil_mode: bool = False,
     ) -> TensorType:
         name = cls.name
         n, c, h, w = _rank4(name, "input", input)
         if len(kernel) != 2 or min(kernel) < 1:
             raise VerifyException(f"{name}: kernel must be 2 positive ints, got {list(kernel)}")
-        check_window_props(name, strides, padding, (1, 1))
+        check_window_props(name, strides, padding, dilations)
         for d in range(2):
             if padding[d] >= kernel[d] or padding[d + 2] >= kernel[d]:
                 raise VerifyException(
                     f"{name}: padding {list(padding)} must be smaller than the kernel "
                     f"{shape_str(kernel)} on each axis"
                 )
-        oh, ow = window_output_size(name, (h, w), kernel, strides, padding, (1, 1))
+        window_output_size(name, (h, w), kernel, strides, padding, dilations)  # the window fits
+        oh, ow = (
+            cls.output_size((h, w)[d], kernel[d], strides[d], padding[d], padding[d + 2], dilations[d], ceil_mode)
+            for d in range(2)
+        )
         return tensor((n, c, oh, ow), tensor_of_type(input).element_type)
 
     @property
     def kernel_values(self) -> tuple[int, ...]:
         return _ints(self.kernel)
 
+    @property
+    def dilation_values(self) -> tuple[int, ...]:
+        return (1, 1) if self.dilations is None else _ints(self.dilations)
+
+    @property
+    def is_ceil_mode(self) -> bool:
+        return self.ceil_mode is not None
+
+    def extra_pad_values(self) -> tuple[int, int]:
+        """Rows and columns the last windows read past the bottom/right padding."""
+        _, _, h, w = tensor_of(self.input).get_shape()
+        _, _, oh, ow = tensor_of(self.result).get_shape()
+        pads, s, dil, k = self.pad_values, self.stride_values, self.dilation_values, self.kernel_values
+        return tuple(  # type: ignore[return-value]
+            max(0, (o - 1) * s[d] + (k[d] - 1) * dil[d] + 1 - (size + pads[d] + pads[d + 2]))
+            for d, (size, o) in enumerate(((h, oh), (w, ow)))
+        )
+
     def inferred_result_types(self) -> Sequence[Attribute]:
         return [
-            self.infer_type(self.input.type, self.kernel_values, self.stride_values, self.pad_values)
+            self.infer_type(
+                self.input.type, self.kernel_values, self.stride_values, self.pad_values,
+                self.dilation_values, self.is_ceil_mode,
+            )
         ]
+
+    def padded(self, x: np.ndarray, value: float, beyond: float | None = None) -> np.ndarray:
+        """``x`` padded with ``value``, and with ``beyond`` (default ``value``)
+        past the padding where ceil mode reads."""
+        pt, pl, pb, pr = self.pad_values
+        eh, ew = self.extra_pad_values()
+        xp = pad_nchw(x, (pt, pl, pb, pr), value)
+        if eh or ew:
+            xp = pad_nchw(xp, (0, 0, eh, ew), value if beyond is None else beyond)
+        return xp
 
     def taps(self, xp: np.ndarray) -> list[np.ndarray]:
         """The strided view of the padded input each kernel tap reads."""
@@ -343,7 +408,7 @@ class Pool2dOp(WindowOp):
         views = []
         for i in range(kh):
             for j in range(kw):
-                rs, cs = window_slices(i, j, (oh, ow), self.stride_values, (1, 1))
+                rs, cs = window_slices(i, j, (oh, ow), self.stride_values, self.dilation_values)
                 views.append(xp[:, :, rs, cs])
         return views
 
@@ -356,7 +421,7 @@ class MaxPool2dOp(Pool2dOp):
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
-        xp = pad_nchw(x, self.pad_values, -np.inf)
+        xp = self.padded(x, -np.inf)
         out = None
         for view in self.taps(xp):
             out = view.copy() if out is None else np.maximum(out, view)
@@ -378,23 +443,23 @@ class AvgPool2dOp(Pool2dOp):
         strides: Sequence[int] = (1, 1),
         padding: Sequence[int] = (0, 0, 0, 0),
         count_include_pad: bool = False,
+        dilations: Sequence[int] = (1, 1),
+        ceil_mode: bool = False,
     ):
         extra = {"count_include_pad": UnitAttr()} if count_include_pad else {}
-        super().__init__(input, kernel, strides, padding, **extra)
+        super().__init__(input, kernel, strides, padding, dilations, ceil_mode, **extra)
 
     @property
     def includes_pad(self) -> bool:
         return self.count_include_pad is not None
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        """The divisor counts the taps inside the input (and, with
+        ``count_include_pad``, inside the padding), never those past it."""
         (x,) = inputs
-        kh, kw = self.kernel_values
-        total = sum(v.astype(x.dtype) for v in self.taps(pad_nchw(x, self.pad_values, 0.0)))
-        if self.includes_pad or not any(self.pad_values):
-            count: np.ndarray | float = float(kh * kw)
-        else:
-            ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
-            count = sum(self.taps(pad_nchw(ones, self.pad_values, 0.0)))  # type: ignore[assignment]
+        total = sum(v.astype(x.dtype) for v in self.taps(self.padded(x, 0.0)))
+        ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
+        count = sum(self.taps(self.padded(ones, 1.0 if self.includes_pad else 0.0, 0.0)))
         return [np.asarray(total / np.asarray(count, x.dtype), order="C")]
 
 
@@ -440,11 +505,95 @@ class GlobalAvgPoolOp(GraphOp):
         return [np.mean(x, axis=axes, keepdims=True).astype(x.dtype, copy=False)]
 
 
+# --------------------------------------------------------------------------
+# local response normalization
+# --------------------------------------------------------------------------
+
+
+def lrn_window(size: int) -> tuple[int, int]:
+    """Channels ``c - before .. c + after`` (ONNX: floor and ceil of (size-1)/2)."""
+    return (size - 1) // 2, size // 2
+
+
+@irdl_op_definition
+class LrnOp(GraphOp):
+    """ONNX LRN across channels (AlexNet, GoogLeNet):
+    ``y = x / (bias + alpha/size * sum_{c' in window(c)} x[c']^2) ** beta``,
+    the window clipped to the existing channels.
+
+    OutEWiseFusable like the window ops: each output reads ``size`` inputs."""
+
+    name = "graph.lrn"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    size = prop_def(IntegerAttr)
+    alpha = prop_def(FloatAttr[Float64Type])
+    beta = prop_def(FloatAttr[Float64Type])
+    bias = prop_def(FloatAttr[Float64Type])
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(
+        self, input: SSAValue, size: int, alpha: float = 1e-4, beta: float = 0.75, bias: float = 1.0
+    ):
+        super().__init__(
+            operands=[input],
+            result_types=[self.infer_type(input.type, size)],
+            properties={
+                "size": IntegerAttr(size, i64),
+                "alpha": FloatAttr(float(alpha), 64),
+                "beta": FloatAttr(float(beta), 64),
+                "bias": FloatAttr(float(bias), 64),
+            },
+        )
+
+    @classmethod
+    def infer_type(cls, input: Attribute, size: int) -> TensorType:
+        check_static_tensor(cls.name, "input", input)
+        t = tensor_of_type(input)
+        if len(t.get_shape()) < 2:
+            raise VerifyException(f"{cls.name}: input must have rank >= 2 (N, C, ...), got {type_str(t)}")
+        if size < 1:
+            raise VerifyException(f"{cls.name}: size must be positive, got {size}")
+        return t
+
+    @property
+    def window_size(self) -> int:
+        return self.size.value.data
+
+    @property
+    def params(self) -> tuple[float, float, float]:
+        """(alpha, beta, bias)."""
+        return float(self.alpha.value.data), float(self.beta.value.data), float(self.bias.value.data)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.input.type, self.window_size)]
+
+    def square_sums(self, x: np.ndarray) -> np.ndarray:
+        """``sum x[c']^2`` over each channel's window (accumulated in f64)."""
+        before, after = lrn_window(self.window_size)
+        sq = np.square(x.astype(np.float64))
+        c = x.shape[1]
+        padded = np.pad(sq, [(0, 0), (before, after)] + [(0, 0)] * (x.ndim - 2))
+        return sum(padded[:, j:j + c] for j in range(self.window_size))  # type: ignore[return-value]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        alpha, beta, bias = self.params
+        scale = bias + alpha / self.window_size * self.square_sums(x)
+        return [(x / scale**beta).astype(x.dtype)]
+
+
 OPS: tuple[type[GraphOp], ...] = (
     Conv2dOp,
     MaxPool2dOp,
     AvgPool2dOp,
     GlobalAvgPoolOp,
+    LrnOp,
     BatchNormOp,
     BatchNormTrainOp,
     LayerNormOp,

@@ -266,9 +266,17 @@ def _avg_pool_grad(em: KernelEmitter, op: graph_grad.AvgPool2dGradOp, _: int, id
 
         return em.reduce([k], [zero], body)[0]
 
+    _, _, pb, pr = op.pad_values
+
     def divisor(r: SSAValue, q: SSAValue) -> SSAValue:
         if op.count_include_pad is not None:
-            return em.scalar_constant(float(kh * kw), t)
+            # taps inside the padded input; KH*KW when every window fits in it
+            if ((oh - 1) * sh + (kh - 1) * dh < hin + pt + pb
+                    and (ow - 1) * sw + (kw - 1) * dw < win + pl + pr):
+                return em.scalar_constant(float(kh * kw), t)
+            rows = em.cached(("avg_pool.rows", op), [r], lambda: taps_inside(r, kh, 0, sh, dh, hin + pt + pb))
+            cols = em.cached(("avg_pool.cols", op), [q], lambda: taps_inside(q, kw, 0, sw, dw, win + pl + pr))
+            return s_mul(em, rows, cols)
         rows = em.cached(("avg_pool.rows", op), [r], lambda: taps_inside(r, kh, pt, sh, dh, hin))
         cols = em.cached(("avg_pool.cols", op), [q], lambda: taps_inside(q, kw, pl, sw, dw, win))
         return s_mul(em, rows, cols)
@@ -281,6 +289,36 @@ def _avg_pool_grad(em: KernelEmitter, op: graph_grad.AvgPool2dGradOp, _: int, id
         return [s_add(em, accs[0], _select(em, _and(em, vr, vq), share, zero))]
 
     return em.reduce([kh, kw], [zero], body)[0]
+
+
+@register_compute_rule(graph_grad.LrnGradOp)
+def _lrn_grad(em: KernelEmitter, op: graph_grad.LrnGradOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``g[k] s[k]^-beta - 2 alpha beta / size * x[k] * sum_c g[c] x[c] s[c]^(-beta-1)``
+    over the channels ``c`` whose window holds ``k``; ``s`` is the forward
+    rule's scale (see ``rules_nn.lrn_scale``)."""
+    from graphopt.lowering.rules_nn import lrn_scale, s_pow, tap_index
+
+    size = op.window_size
+    alpha, beta, _ = op.params
+    t = elem_type(op.result)
+    channels = tensor_of(op.input).get_shape()[1]
+    after = size // 2
+    zero = em.scalar_constant(0.0, t)
+    origin = _r(em, arith.SubiOp(idx[1], em.index(after))) if after else idx[1]
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        ch, ok = tap_index(em, origin, ivs[0], 1, channels, True)
+        at = [idx[0], ch, *idx[2:]]
+        s = lrn_scale(em, op, op.input, size, at)
+        term = s_mul(em, s_mul(em, em.value_at(op.grad, at), em.value_at(op.input, at)),
+                     s_pow(em, s, em.scalar_constant(-beta - 1.0, t)))
+        return [s_add(em, accs[0], _select(em, ok, term, zero))]
+
+    back = em.reduce([size], [zero], body)[0]
+    s_k = lrn_scale(em, op, op.input, size, idx)
+    direct = s_mul(em, em.value_at(op.grad, idx), s_pow(em, s_k, em.scalar_constant(-beta, t)))
+    coeff = em.scalar_constant(2.0 * alpha * beta / size, t)
+    return _r(em, arith.SubfOp(direct, s_mul(em, s_mul(em, coeff, em.value_at(op.input, idx)), back)))
 
 
 __all__ = ["forward_window_index", "reverse_window_index"]

@@ -85,7 +85,8 @@ class Window:
         self.em = em
         strides, pads, self.dilations = op.stride_values, op.pad_values, op.dilation_values
         self.in_hw = in_hw
-        self.padded = [pads[d] > 0 or pads[d + 2] > 0 for d in range(2)]
+        extra = op.extra_pad_values() if isinstance(op, nn.Pool2dOp) else (0, 0)
+        self.padded = [pads[d] > 0 or pads[d + 2] > 0 or extra[d] > 0 for d in range(2)]
         self.origins = [window_origin(em, out_hw[d], strides[d], pads[d]) for d in range(2)]
 
     def at(self, kh: SSAValue, kw: SSAValue) -> tuple[list[SSAValue], SSAValue | None]:
@@ -265,13 +266,30 @@ def in_bounds_count(em: KernelEmitter, origin: SSAValue, k: int, extent: int) ->
     return result(em.emit(arith.SubiOp(hi, lo)))
 
 
+def taps_between(
+    em: KernelEmitter, origin: SSAValue, k: int, dilation: int, lo: int, hi: int
+) -> SSAValue:
+    """How many taps ``origin + i*dilation`` (``i < k``) lie in ``[lo, hi)``,
+    as an index: a short loop over the taps (dilated or ceil-mode windows)."""
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        i = em.idx_add(origin, em.idx_mul(ivs[0], dilation))
+        shifted = idx_sub_const(em, i, lo) if lo else i
+        ok = idx_lt(em, shifted, hi - lo, unsigned=True)
+        return [select(em, ok, em.idx_add(accs[0], em.index(1)), accs[0])]
+
+    return em.reduce([k], [em.index(0)], body)[0]
+
+
 @register_compute_rule(nn.AvgPool2dOp)
 def _avg_pool2d(em: KernelEmitter, op: nn.AvgPool2dOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    """Window sum (padding reads as 0) over the divisor: ``KH*KW``, or the
-    in-bounds tap count (from index arithmetic, per output row and column)."""
+    """Window sum (padding reads as 0) over the divisor: the number of taps
+    inside the input -- or, with ``count_include_pad``, inside the padded
+    input -- from index arithmetic, cached per output row and column."""
     n, c, y, x = idx
     _, _, h, w = tensor_of(op.input).get_shape()
     kh, kw = op.kernel_values
+    pt, pl, pb, pr = op.pad_values
     t = elem_type(op.result)
     win = Window(em, op, [y, x], [h, w])
     zero = em.scalar_constant(0.0, t)
@@ -282,16 +300,25 @@ def _avg_pool2d(em: KernelEmitter, op: nn.AvgPool2dOp, _: int, idx: list[SSAValu
         return s_add(em, acc, v if ok is None else select(em, ok, v, zero))
 
     total = reduce_dims(em, (kh, kw), zero, body)
-    if op.includes_pad or not any(win.padded):
+    extra = op.extra_pad_values()
+    if not any(win.padded) or (op.includes_pad and not any(extra)):
         return s_div(em, total, em.scalar_constant(float(kh * kw), t))
-    count = result(
-        em.emit(
-            arith.MuliOp(
-                in_bounds_count(em, win.origins[0], kh, h), in_bounds_count(em, win.origins[1], kw, w)
-            )
-        )
-    )
-    count_i = result(em.emit(arith.IndexCastOp(count, i64)))
+    dh, dw = op.dilation_values
+    if op.includes_pad:
+        bounds = ((-pt, h + pb), (-pl, w + pr))
+    else:
+        bounds = ((0, h), (0, w))
+
+    def count(d: int) -> SSAValue:
+        origin, k, dil, (lo, hi) = win.origins[d], (kh, kw)[d], (dh, dw)[d], bounds[d]
+        if dil == 1:
+            shifted = idx_add_const(em, origin, -lo) if lo else origin
+            return in_bounds_count(em, shifted, k, hi - lo)
+        return taps_between(em, origin, k, dil, lo, hi)
+
+    rows = em.cached(("avg_pool2d.rows", op), [y], lambda: count(0))
+    cols = em.cached(("avg_pool2d.cols", op), [x], lambda: count(1))
+    count_i = result(em.emit(arith.IndexCastOp(result(em.emit(arith.MuliOp(rows, cols))), i64)))
     return s_div(em, total, result(em.emit(arith.SIToFPOp(count_i, t))))
 
 
@@ -432,3 +459,47 @@ def _layer_norm(em: KernelEmitter, op: norm.LayerNormOp, _: int, idx: list[SSAVa
     y = s_mul(em, s_sub(em, em.value_at(op.input, idx), m), inv_sd)
     y = s_mul(em, y, em.value_at(op.scale, broadcast_indices(em, op.scale, row)))
     return s_add(em, y, em.value_at(op.bias, broadcast_indices(em, op.bias, row)))
+
+
+# --------------------------------------------------------------------------
+# local response normalization
+# --------------------------------------------------------------------------
+
+
+def s_pow(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
+    return result(em.emit(mathd.PowFOp(a, b)))
+
+
+def lrn_square_sum(em: KernelEmitter, x: SSAValue, size: int, idx: list[SSAValue], channels: int) -> SSAValue:
+    """``sum x[n, c'] ^ 2`` over the LRN window of channel ``idx[1]``; channels
+    outside ``[0, C)`` are skipped (one unsigned compare each)."""
+    before, _ = nn.lrn_window(size)
+    t = elem_type(x)
+    zero = em.scalar_constant(0.0, t)
+    origin = idx_sub_const(em, idx[1], before)
+
+    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
+        ch, ok = tap_index(em, origin, ivs[0], 1, channels, True)
+        v = em.value_at(x, [idx[0], ch, *idx[2:]])
+        v = select(em, ok, v, zero)  # type: ignore[arg-type]
+        return [s_add(em, accs[0], s_mul(em, v, v))]
+
+    return em.reduce([size], [zero], body)[0]
+
+
+def lrn_scale(em: KernelEmitter, op, x: SSAValue, size: int, idx: list[SSAValue]) -> SSAValue:
+    """``bias + alpha/size * square_sum``."""
+    alpha, _, bias = op.params
+    t = elem_type(x)
+    channels = tensor_of(x).get_shape()[1]
+    total = lrn_square_sum(em, x, size, idx, channels)
+    return s_add(em, em.scalar_constant(bias, t), s_mul(em, total, em.scalar_constant(alpha / size, t)))
+
+
+@register_compute_rule(nn.LrnOp)
+def _lrn(em: KernelEmitter, op: nn.LrnOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``x / scale ** beta``."""
+    t = elem_type(op.result)
+    scale = lrn_scale(em, op, op.input, op.window_size, idx)
+    denom = s_pow(em, scale, em.scalar_constant(op.params[1], t))
+    return s_div(em, em.value_at(op.input, idx), denom)

@@ -6,7 +6,7 @@
 ``source`` is one of
 
 * a ``builtin.module`` (not modified; it is cloned),
-* a path (``str`` or ``os.PathLike``) of a ``.mlir`` file,
+* a path (``str`` or ``os.PathLike``) of a ``.mlir`` or an ``.onnx`` file,
 * IR text: a ``str`` that contains a newline or a ``{`` (no path does).
 
 The result says which it took: ``cm.source.kind`` is ``"module"``, ``"path"``
@@ -124,6 +124,12 @@ def load_source(
                 f"cannot compile '{path}': {what} (a str without a newline or "
                 "'{' is read as a path; IR text has both)"
             )
+        if path.lower().endswith(".onnx"):
+            from graphopt.frontends.onnx import import_model  # a frontend, loaded on demand
+
+            module = import_model(path)
+            verify_located(module)
+            return module, CompileSource("path", path)
         return parse_file(path), CompileSource("path", path)
     raise ArgumentError(
         "graphopt.compile takes a builtin.module, a path or IR text, "

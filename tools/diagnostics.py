@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, NameLoc, StringAttr
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
@@ -84,6 +84,8 @@ def op_location(op: Operation | None) -> tuple[str, int, int] | None:
 
 def location_of(op: Operation) -> str | None:
     where = op_location(op)
+    if where is None and isinstance(op.location, NameLoc):  # an imported ONNX node
+        return f"node '{op.location.desc.data}'"
     return f"{where[0]}:{where[1]}:{where[2]}" if where else None
 
 
@@ -92,6 +94,8 @@ def diagnostic_at(op: Operation | None, message: str, severity: str = "error") -
     where = op_location(op)
     if where is None:
         prefix = f"{op.name}: " if op is not None and not message.startswith(op.name) else ""
+        if op is not None and isinstance(op.location, NameLoc):  # an imported ONNX node
+            prefix = f"node '{op.location.desc.data}': " + prefix
         return Diagnostic(severity, prefix + message)
     return Diagnostic(severity, message, *where)
 

@@ -159,6 +159,16 @@ class GraphOptMain(xDSLOptMain):
             if name not in self.ctx.registered_dialect_names:
                 self.ctx.register_dialect(name, factory)
 
+    def register_all_frontends(self) -> None:
+        super().register_all_frontends()
+
+        def parse_onnx(io: IO[bytes]) -> ModuleOp:
+            from graphopt.frontends.onnx import import_model_bytes
+
+            return import_model_bytes(io.read(), self.get_input_name())
+
+        self.available_frontends["onnx"] = parse_onnx
+
     def register_all_passes(self) -> None:
         super().register_all_passes()
         for name, factory in {**project_passes(), **REGISTRY.passes}.items():

@@ -179,13 +179,19 @@ def _positive(text: str) -> int:
     return value
 
 
+def is_onnx_path(path: str) -> bool:
+    """An ``.onnx`` model goes through the ONNX frontend (imported on demand)."""
+    return str(path).lower().endswith(".onnx")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="graph-run", description=__doc__.splitlines()[0].replace("``", ""))
-    p.add_argument("file", help="a graph-level .mlir file ('-': stdin)")
+    p.add_argument("file", help="a graph-level .mlir file ('-': stdin) or an .onnx model")
     p.add_argument("--entry", help="the function to run (default: the only public one)")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--inputs", metavar="NPZ", help="inputs (.npz by argument name or "
-                     "arg0, arg1, ...; or .npy for a one-argument function)")
+    src.add_argument("--inputs", metavar="NPZ|DIR", help="inputs (.npz by argument name or "
+                     "arg0, arg1, ...; or .npy for a one-argument function; for .onnx also "
+                     "a test_data_set directory of input_N.pb, compared with its output_N.pb)")
     src.add_argument("--random-inputs", action="store_true", help="random inputs (default)")
     p.add_argument("--seed", type=_non_negative, default=0, help="seed for --random-inputs")
     p.add_argument("--output", metavar="NPZ", help="save the outputs as out0, out1, ... in "
@@ -234,6 +240,13 @@ class Session:
 
         start = time.perf_counter()
         path = self.args.file
+        if is_onnx_path(path):
+            from graphopt.frontends.onnx import import_model
+
+            module = import_model(path)
+            verify_located(module)
+            self.timed("import", start)
+            return module
         if path == "-":
             data, name = sys.stdin.buffer.read(), "<stdin>"
         else:
@@ -320,7 +333,13 @@ def run(argv: Sequence[str] | None) -> int:
         check_signature(fn)
     except LoweringError as err:
         raise UserError(str(err)) from None
-    inputs = load_inputs(args.inputs, fn) if args.inputs else random_inputs(fn, args.seed)
+    expected_files = None
+    if args.inputs and is_onnx_path(args.file):  # .npz by ONNX names, or test_data_set_N/
+        from graphopt.frontends.onnx.testdata import load_onnx_inputs
+
+        inputs, expected_files = load_onnx_inputs(args.inputs, args.file, fn)
+    else:
+        inputs = load_inputs(args.inputs, fn) if args.inputs else random_inputs(fn, args.seed)
     # The reference runs the function as written when it exists there, so
     # --check also checks the -p passes; otherwise the function they made.
     in_original = any(
@@ -340,6 +359,13 @@ def run(argv: Sequence[str] | None) -> int:
     for i, a in enumerate(outputs):
         print(summary(i, a))
     status = 0
+    if expected_files is not None:
+        problems = compare(outputs, expected_files)
+        for line in problems:
+            print(f"graph-run: error: output_N.pb check failed: {line}", file=sys.stderr)
+        status = 1 if problems else 0
+        if not problems:
+            print(f"check: OK ({len(outputs)} outputs match output_N.pb)")
     if args.check:
         start = time.perf_counter()
         expected = interpreter.run(name, *inputs)

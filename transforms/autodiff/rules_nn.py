@@ -18,6 +18,7 @@ from graphopt.dialects.graph_grad import (
     AvgPool2dGradOp,
     Conv2dGradFilterOp,
     Conv2dGradInputOp,
+    LrnGradOp,
     MaxPool2dGradOp,
 )
 from graphopt.transforms.autodiff.rules import GradContext, register_gradient_rule, shape_of
@@ -176,7 +177,7 @@ def _layer_norm(ctx: GradContext, op: nn.LayerNormOp, grads: Grads):
 #
 # conv2d_grad_input and conv2d_grad_filter are bilinear, so their adjoints
 # are the forward convolution and the other backward op.  max_pool2d_grad
-# has no rule.
+# and lrn_grad (the second order of LRN) have no rule.
 
 
 def _window(op) -> dict:
@@ -209,9 +210,20 @@ def _conv_grad_filter(ctx: GradContext, op: Conv2dGradFilterOp, grads: Grads):
 @register_gradient_rule(AvgPool2dGradOp)
 def _avg_pool_grad(ctx: GradContext, op: AvgPool2dGradOp, grads: Grads):
     """avg_pool2d_grad is linear; its adjoint is the pool itself."""
+    kernel, strides, pads, dil = op.kernel.get_values(), op.stride_values, op.pad_values, op.dilation_values
+    x_hw, out_hw = shape_of(op.result)[2:], shape_of(op.grad)[2:]
+    floor = [nn.Pool2dOp.output_size(x_hw[d], kernel[d], strides[d], pads[d], pads[d + 2], dil[d], False)
+             for d in range(2)]
     return [
         ctx.apply(
-            nn.AvgPool2dOp, grads[0], op.kernel.get_values(), op.stride_values, op.pad_values,
-            op.count_include_pad is not None,
+            nn.AvgPool2dOp, grads[0], kernel, strides, pads, op.count_include_pad is not None,
+            dil, list(floor) != list(out_hw),
         )
     ]
+
+
+@register_gradient_rule(nn.LrnOp)
+def _lrn(ctx: GradContext, op: nn.LrnOp, grads: Grads):
+    """One backward op: each input channel feeds ``size`` outputs."""
+    alpha, beta, bias = op.params
+    return [ctx.apply(LrnGradOp, op.input, grads[0], op.window_size, alpha, beta, bias)]

@@ -1,0 +1,98 @@
+"""Writes the small ONNX models (and broken files) the lit tests import.
+
+    python make_model.py KIND OUT
+"""
+
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def conv_model(dynamic: bool = False) -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "conv1.weight")
+    b = numpy_helper.from_array(np.full(4, 0.5, np.float32), "conv1.bias")
+    fc = numpy_helper.from_array(rng.standard_normal((10, 36)).astype(np.float32), "fc.weight")
+    shape = helper.make_tensor("shape", TensorProto.INT64, [2], [1, 36])
+    nodes = [
+        helper.make_node("Conv", ["input", "conv1.weight", "conv1.bias"], ["c"], name="conv1",
+                         kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c"], ["r"], name="relu1"),
+        helper.make_node("MaxPool", ["r"], ["p"], name="pool1", kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1),
+        helper.make_node("Constant", [], ["shape"], name="shape_const", value=shape),
+        helper.make_node("Reshape", ["p", "shape"], ["flat"], name="flatten"),
+        helper.make_node("Gemm", ["flat", "fc.weight"], ["logits"], name="fc", transB=1),
+    ]
+    dims = ["batch", 3, 9, 9] if dynamic else [1, 3, 9, 9]
+    g = helper.make_graph(
+        nodes, "convnet",
+        [helper.make_tensor_value_info("input", TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])],
+        [w, b, fc],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def unsupported_model() -> onnx.ModelProto:
+    g = helper.make_graph(
+        [helper.make_node("Hardmax", ["x"], ["y"], name="head")], "bad",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def write_test_data(model: onnx.ModelProto, out_dir: str) -> None:
+    """A test_data_set directory whose output is computed by onnx's reference."""
+    from onnx.reference import ReferenceEvaluator
+
+    os.makedirs(out_dir, exist_ok=True)
+    x = np.random.default_rng(1).standard_normal((1, 3, 9, 9)).astype(np.float32)
+    (y,) = ReferenceEvaluator(model).run(None, {"input": x})
+    onnx.save_tensor(numpy_helper.from_array(x, "input"), os.path.join(out_dir, "input_0.pb"))
+    onnx.save_tensor(numpy_helper.from_array(y, "logits"), os.path.join(out_dir, "output_0.pb"))
+    np.savez(out_dir + ".npz", input=x)
+
+
+def main(kind: str, out: str) -> None:
+    if kind == "conv":
+        onnx.save(conv_model(), out)
+    elif kind == "dynamic":
+        onnx.save(conv_model(dynamic=True), out)
+    elif kind == "unsupported":
+        onnx.save(unsupported_model(), out)
+    elif kind == "corrupt":
+        open(out, "wb").write(b"\x0a\xff\xff\xff\xff this is not a protobuf")
+    elif kind == "truncated":
+        data = conv_model().SerializeToString()
+        open(out, "wb").write(data[: len(data) // 2])
+    elif kind == "external":
+        model = conv_model()
+        onnx.save(model, out, save_as_external_data=True, all_tensors_to_one_file=True,
+                  location=os.path.basename(out) + ".data", size_threshold=0)
+        os.remove(out + ".data")
+    elif kind == "testdata":
+        model = conv_model()
+        onnx.save(model, out)
+        write_test_data(model, os.path.join(os.path.dirname(out), "test_data_set_0"))
+    elif kind == "wrong-output":
+        model = conv_model()
+        onnx.save(model, out)
+        d = os.path.join(os.path.dirname(out), "wrong_set")
+        write_test_data(model, d)
+        y = numpy_helper.to_array(onnx.load_tensor(os.path.join(d, "output_0.pb"))) + 1.0
+        onnx.save_tensor(numpy_helper.from_array(y, "logits"), os.path.join(d, "output_0.pb"))
+    elif kind.startswith("light_"):  # copy a light model the onnx package ships
+        import shutil
+
+        light = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
+        shutil.copy(os.path.join(light, kind + ".onnx"), out)
+    else:
+        sys.exit(f"unknown kind {kind}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
