@@ -31,7 +31,6 @@ from models import MODELS  # noqa: E402
 from graphopt.runtime.compile import run_pipeline  # noqa: E402
 from graphopt.transforms.memory.liveness import naive_bytes, program_of  # noqa: E402
 from graphopt.transforms.memory.strategies import lower_bounds, plan  # noqa: E402
-from graphopt.transforms.pipelines import pass_available  # noqa: E402
 
 MiB = float(1 << 20)
 
@@ -46,12 +45,10 @@ TARGETS = {
 
 def prepare(name: str, fuse: bool) -> tuple[object, str]:
     module = MODELS[name]()
-    passes = [p for p in ("fold-batch-norm", "fold-constants") if pass_available(p)]
-    if pass_available("decompose"):
-        passes.append("decompose{ops=batch_norm}")
+    passes = ["fold-batch-norm", "fold-constants", "decompose{ops=batch_norm}"]
     passes += ["fold-constants", "canonicalize", "cse"]
-    fused = fuse and pass_available("fuse-ops")
-    if fused:
+    fused = fuse
+    if fuse:
         passes.append("fuse-ops")
     passes.append("dce")
     run_pipeline(module, ",".join(passes))

@@ -2,7 +2,8 @@
 
 The patterns are totally ordered as in NNVM/TVM; combining two patterns takes
 the larger one.  ``FusePatternAttr`` carries a pattern in IR, e.g. on
-``fused.group`` as ``pattern = #fused<pattern injective>``.
+``fused.group`` as ``#fused.pattern<injective>`` (printed by the group's
+custom syntax as ``pattern(injective)``).
 """
 
 from __future__ import annotations

@@ -14,8 +14,9 @@ For each graph-level ``func.func @f``:
   buffers.  An output that is an input, a constant or another output is
   copied by a small kernel.
 
-Where intermediates live is chosen by :func:`assign_workspace_offsets`:
-today every intermediate gets its own 64-byte-aligned region.
+Where intermediates live is chosen by :func:`assign_workspace_offsets`: the
+function's memory plan (``plan-memory``) when it places them all and passes
+the plan checker, otherwise a 64-byte-aligned region of its own for each.
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ pipeline="O3")``) or through ``-O<n>`` / ``opt_level=n``.
   simplifications see constants, then merge duplicates, then sweep.
 * ``O2`` = ``default``: ``O1`` plus ``fuse-ops`` before the final ``dce`` and
   ``plan-memory`` after it, in the seed's order (fold, simplify, fuse, clean
-  up).  ``fuse-ops`` and ``plan-memory`` are included only when their pass
-  modules define them, so the pipeline works while they are being written.
+  up).
 * ``O3``: ``fold-batch-norm`` (conv/matmul + inference batch_norm -> rescaled
   weights and a bias add) and ``decompose{ops=batch_norm}`` (a batch_norm that
   remains becomes a per-channel scale and shift, which ``fold-constants``
@@ -22,9 +21,6 @@ pipeline="O3")``) or through ``-O<n>`` / ``opt_level=n``.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
 from graphopt.errors import PipelineError  # one hierarchy; re-exported here
 
 LEVELS = ("O0", "O1", "O2", "O3")
@@ -32,19 +28,6 @@ LEVELS = ("O0", "O1", "O2", "O3")
 NAMED_PIPELINES = (*LEVELS, "default")
 
 _O1 = ["fold-constants", "canonicalize", "cse", "dce"]
-
-
-def pass_available(name: str) -> bool:
-    """Whether the project pass ``name`` exists (its module defines its class)."""
-    from graphopt.transforms import PASS_LOCATIONS
-
-    module, cls = PASS_LOCATIONS[name]
-    try:
-        if importlib.util.find_spec(module) is None:
-            return False
-        return hasattr(importlib.import_module(module), cls)
-    except Exception:  # noqa: BLE001 - a half-written pass module counts as absent
-        return False
 
 
 def normalize_level(level: int | str) -> str:
@@ -70,12 +53,7 @@ def pipeline_passes(level: int | str) -> list[str]:
         return []
     if name == "O1":
         return list(_O1)
-    o2 = ["fold-constants", "canonicalize", "cse"]
-    if pass_available("fuse-ops"):
-        o2.append("fuse-ops")
-    o2.append("dce")
-    if pass_available("plan-memory"):
-        o2.append("plan-memory")
+    o2 = ["fold-constants", "canonicalize", "cse", "fuse-ops", "dce", "plan-memory"]
     if name == "O2":
         return o2
     return ["fold-batch-norm", "decompose{ops=batch_norm}", *o2]
@@ -160,7 +138,6 @@ __all__ = [
     "combine",
     "expand_named_pipelines",
     "normalize_level",
-    "pass_available",
     "pipeline_passes",
     "pipeline_spec",
     "split_pipeline",

@@ -296,9 +296,7 @@ def test_plan_attributes_roundtrip_and_dead_results() -> None:
 
 
 def _fuse_prefix() -> str:
-    from graphopt.transforms.pipelines import pass_available
-
-    return "fuse-ops," if pass_available("fuse-ops") else ""
+    return "fuse-ops,"
 
 
 def _builder_graphs() -> list[tuple[str, ModuleOp, list[np.ndarray]]]:
