@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -108,8 +108,10 @@ def looks_like_ir(text: str) -> bool:
 
 def load_source(
     source: ModuleOp | str | os.PathLike[str],
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> tuple[ModuleOp, CompileSource]:
-    """A fresh, verified module from a module, a path or IR text."""
+    """A fresh, verified module from a module, a path or IR text;
+    ``input_shapes`` set an ``.onnx`` model's dynamic input dimensions."""
     if isinstance(source, ModuleOp):
         module = source.clone()
         verify_located(module)
@@ -127,7 +129,7 @@ def load_source(
         if path.lower().endswith(".onnx"):
             from graphopt.frontends.onnx import import_model  # a frontend, loaded on demand
 
-            module = import_model(path)
+            module = import_model(path, input_shapes)
             verify_located(module)
             return module, CompileSource("path", path)
         return parse_file(path), CompileSource("path", path)
@@ -213,6 +215,7 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     max_inline_constant_bytes: int = 4096,
     llvm_opt_level: Literal[0, 1, 2, 3] = 3,
     bounds_check: bool = False,
+    input_shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> CompiledModule:
     """Compile a graph-level model to native code (see the module docstring).
 
@@ -223,13 +226,15 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     ``bounds_check=True`` compiles every memref access that cannot be proven
     in bounds with a check: a call that goes out of bounds raises
     ``BoundsError`` instead of touching memory it does not own.
+    ``input_shapes`` (``{"data": [1, 3, 224, 224]}``) set the dynamic input
+    dimensions of an ``.onnx`` model.
     """
     if isinstance(llvm_opt_level, bool) or llvm_opt_level not in (0, 1, 2, 3):
         raise ArgumentError(f"llvm_opt_level must be 0, 1, 2 or 3, got {llvm_opt_level!r}")
     if isinstance(plugins, (str, os.PathLike, ModuleType)):
         plugins = [plugins]
     load_plugins(plugins)
-    module, taken = load_source(source)
+    module, taken = load_source(source, input_shapes)
     lower_module(
         module, pipeline, opt_level=opt_level,
         max_inline_constant_bytes=max_inline_constant_bytes, bounds_check=bounds_check,

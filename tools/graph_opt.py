@@ -163,9 +163,10 @@ class GraphOptMain(xDSLOptMain):
         super().register_all_frontends()
 
         def parse_onnx(io: IO[bytes]) -> ModuleOp:
-            from graphopt.frontends.onnx import import_model_bytes
+            from graphopt.frontends.onnx import import_model_bytes, parse_input_shapes
 
-            return import_model_bytes(io.read(), self.get_input_name())
+            shapes = parse_input_shapes(self.args.input_shape)
+            return import_model_bytes(io.read(), self.get_input_name(), shapes)
 
         self.available_frontends["onnx"] = parse_onnx
 
@@ -207,6 +208,8 @@ class GraphOptMain(xDSLOptMain):
                        help=f"output format: {', '.join(self.available_targets)} (default: mlir)")
         p.add_argument("-o", "--output-file", metavar="FILE",
                        help="write the output to FILE ('-': stdout), only if the run succeeds")
+        p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0xD1x...",
+                       help="an .onnx input's shape, for its dynamic dimensions; repeatable")
         p.add_argument("-p", "--passes", action="append", default=[], metavar="PIPELINE",
                        help="pass pipeline, e.g. 'canonicalize,fuse-ops{max-depth=4}'; repeatable (appends)")
         p.add_argument("-O", dest="opt_level", metavar="LEVEL", default=None,

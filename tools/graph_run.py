@@ -188,6 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="graph-run", description=__doc__.splitlines()[0].replace("``", ""))
     p.add_argument("file", help="a graph-level .mlir file ('-': stdin) or an .onnx model")
     p.add_argument("--entry", help="the function to run (default: the only public one)")
+    p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0xD1x...",
+                   help="an .onnx input's shape, for its dynamic dimensions; repeatable")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--inputs", metavar="NPZ|DIR", help="inputs (.npz by argument name or "
                      "arg0, arg1, ...; or .npy for a one-argument function; for .onnx also "
@@ -241,9 +243,9 @@ class Session:
         start = time.perf_counter()
         path = self.args.file
         if is_onnx_path(path):
-            from graphopt.frontends.onnx import import_model
+            from graphopt.frontends.onnx import import_model, parse_input_shapes
 
-            module = import_model(path)
+            module = import_model(path, parse_input_shapes(self.args.input_shape))
             verify_located(module)
             self.timed("import", start)
             return module

@@ -71,6 +71,17 @@ def test_input_shape_for_dynamic_dims() -> None:
         import_model(model, {"x": [5, 4]})
 
 
+def test_compile_takes_input_shapes(tmp_path) -> None:
+    import graphopt
+
+    model = make([helper.make_node("Relu", ["x"], ["y"])], [vi("x", ["N", 3])], [vi("y", ["N", 3])])
+    path = tmp_path / "relu.onnx"
+    onnx.save(model, str(path))
+    cm = graphopt.compile(str(path), input_shapes={"x": [5, 3]})
+    x = RNG.standard_normal((5, 3)).astype(np.float32)
+    np.testing.assert_array_equal(cm["main"](x), np.maximum(x, 0))
+
+
 def test_unsupported_op_names_node_and_opset() -> None:
     model = make([helper.make_node("Hardmax", ["x"], ["y"], name="h")], [vi("x", [2])], [vi("y", [2])], opset=11)
     with pytest.raises(OnnxImportError, match=r"node 'h' \(Hardmax, opset 11\): unsupported op 'Hardmax'"):

@@ -38,3 +38,11 @@
 // NAME: graph-import: error: {{.*}}--input-shape names 'nope', which is not an input of the model (inputs: input)
 // RUN: not graph-import %t/dynamic.onnx --input-shape input=axb 2>&1 | filecheck %s --check-prefix=SPEC
 // SPEC: graph-import: error: invalid --input-shape 'input=axb': expected NAME=D0xD1x...
+// graph-opt and graph-run take the same option.
+// RUN: graph-opt %t/dynamic.onnx --input-shape input=1x3x9x9 | filecheck %s --check-prefix=OPT-SHAPED
+// OPT-SHAPED: func.func @main(%input: tensor<1x3x9x9xf32>) -> tensor<1x10xf32>
+// RUN: not graph-opt %t/dynamic.onnx 2>&1 | filecheck %s --check-prefix=OPT-DYNAMIC
+// OPT-DYNAMIC: error: {{.*}}input 'input' has a dynamic dimension 'batch' on axis 0; set it with --input-shape
+// RUN: graph-run %t/dynamic.onnx --input-shape input=1x3x9x9 --check | filecheck %s --check-prefix=RUN-SHAPED
+// RUN-SHAPED: output 0: (1, 10) float32
+// RUN-SHAPED: check: OK
