@@ -23,6 +23,7 @@ PASS_LOCATIONS: dict[str, tuple[str, str]] = {
     "convert-arith-to-llvm": ("graphopt.lowering.to_llvm.arith", "ConvertArithToLLVMPass"),
     "convert-math-to-llvm": ("graphopt.lowering.to_llvm.math", "ConvertMathToLLVMPass"),
     "convert-memref-to-llvm": ("graphopt.lowering.to_llvm.memref", "ConvertMemRefToLLVMPass"),
+    "convert-vector-to-llvm": ("graphopt.lowering.to_llvm.vector", "ConvertVectorToLLVMPass"),
     "convert-cf-to-llvm": ("graphopt.lowering.to_llvm.cf", "ConvertCfToLLVMPass"),
     "convert-func-to-llvm": ("graphopt.lowering.to_llvm.func", "ConvertFuncToLLVMPass"),
 }

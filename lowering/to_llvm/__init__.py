@@ -40,6 +40,7 @@ from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
 from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
+from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
 
 __all__ = [
     "CONVERSION_PASSES",
@@ -88,6 +89,7 @@ class LowerLoopToLLVMPass(ModulePass):
         ConversionPass.run(op, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})
         ConvertArithToLLVMPass().apply(ctx, op)
         ConvertMathToLLVMPass().apply(ctx, op)
+        ConvertVectorToLLVMPass().apply(ctx, op)
         ConvertMemRefToLLVMPass(self.bounds_check).apply(ctx, op)
         ConvertCfToLLVMPass().apply(ctx, op)
         ConvertFuncToLLVMPass().apply(ctx, op)

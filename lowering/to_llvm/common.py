@@ -35,6 +35,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NoneAttr,
     UnrealizedConversionCastOp,
+    VectorType,
     i8,
     i64,
 )
@@ -61,7 +62,7 @@ def llvm_type(t: Attribute) -> Attribute:
         return PTR
     if isinstance(t, IndexType):
         return i64
-    if isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType):
+    if isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType | VectorType):
         return t
     raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
 

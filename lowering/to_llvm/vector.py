@@ -1,0 +1,107 @@
+"""``convert-vector-to-llvm``: the upstream ``vector`` ops the schedule emits.
+
+* ``vector.load``/``store``: the memref indices are linearised row-major (as
+  ``memref.load``) into a ``getelementptr inbounds`` of the element type; the
+  vector is loaded or stored there with element alignment (a row of 16 floats
+  need not start on a 64-byte boundary).
+* ``vector.broadcast`` of a scalar: ``insertelement`` into lane 0, then a
+  ``shufflevector`` with an all-zero mask (LLVM selects ``vbroadcastss``).
+* ``vector.fma``: ``llvm.intr.fma`` (``lhs * rhs + acc``, one rounding).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import llvm, vector
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, VectorType, i32, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
+from xdsl.rewriter import InsertPoint
+
+from graphopt.lowering.to_llvm.common import (
+    ConversionPass,
+    LoopToLLVMError,
+    as_llvm,
+    const,
+    replace_with_llvm,
+    static_memref,
+    storage_type,
+)
+from graphopt.lowering.to_llvm.memref import NSW
+
+
+def _element_ptr(rewriter: PatternRewriter, op: vector.LoadOp | vector.StoreOp) -> SSAValue:
+    t = static_memref(op.base.type, op.name)
+    at = InsertPoint.before(op)
+    base = as_llvm(rewriter, op.base, at)
+    shape = t.get_shape()
+    if not shape:
+        return base
+
+    def emit(new: Operation) -> SSAValue:
+        rewriter.insert(new, at)
+        return new.results[0]
+
+    indices = [as_llvm(rewriter, i, at) for i in op.indices]
+    off = indices[0]
+    for dim, idx in zip(shape[1:], indices[1:]):
+        off = emit(llvm.AddOp(emit(llvm.MulOp(off, const(rewriter, at, dim, i64), overflow=NSW)), idx, overflow=NSW))
+    elem = emit(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], storage_type(t.element_type), [off], inbounds=True))
+    # A zero-offset GEP typed by the vector: llvmlite's typed pointers then
+    # see a vector pointer (opaque pointers in LLVM make it a no-op).
+    vt = op.result.type if isinstance(op, vector.LoadOp) else op.vector.type
+    return emit(llvm.GEPOp(elem, [0], vt, inbounds=True))
+
+
+def _alignment(op: vector.LoadOp | vector.StoreOp) -> int:
+    element = static_memref(op.base.type, op.name).element_type
+    return max(1, element.bitwidth // 8) if hasattr(element, "bitwidth") else 1
+
+
+class AccessPattern(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if isinstance(op, vector.LoadOp):
+            ptr = _element_ptr(rewriter, op)
+            load = llvm.LoadOp(ptr, op.result.type, alignment=_alignment(op))
+            replace_with_llvm(rewriter, op, [load], load.results)
+        elif isinstance(op, vector.StoreOp):
+            ptr = _element_ptr(rewriter, op)
+            value = as_llvm(rewriter, op.vector, InsertPoint.before(op))
+            replace_with_llvm(rewriter, op, [llvm.StoreOp(value, ptr, alignment=_alignment(op))], [])
+
+
+class BroadcastPattern(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        assert isinstance(op, vector.BroadcastOp)
+        vt = op.vector.type
+        assert isinstance(vt, VectorType)
+        if isinstance(op.source.type, VectorType) or vt.get_num_dims() != 1:
+            raise LoopToLLVMError(f"vector.broadcast {op.source.type} to {vt}: only scalar to 1-D is supported")
+        at = InsertPoint.before(op)
+        scalar = as_llvm(rewriter, op.source, at)
+        undef = llvm.UndefOp(vt)
+        zero = llvm.ConstantOp(IntegerAttr(0, i32), i32)
+        ins = llvm.InsertElementOp(undef.res, scalar, zero.result)
+        n = vt.get_shape()[0]
+        shuffle = llvm.ShuffleVectorOp(ins.res, undef.res, DenseArrayBase.from_list(i32, [0] * n), vt)
+        replace_with_llvm(rewriter, op, [undef, zero, ins, shuffle], shuffle.results)
+
+
+class FMAPattern(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        assert isinstance(op, vector.FMAOp)
+        fma = llvm.FMAOp(op.lhs, op.rhs, op.acc)
+        replace_with_llvm(rewriter, op, [fma], fma.results)
+
+
+@dataclass(frozen=True)
+class ConvertVectorToLLVMPass(ConversionPass):
+    name = "convert-vector-to-llvm"
+
+    def patterns(self):
+        access = AccessPattern()
+        return {
+            vector.LoadOp: access, vector.StoreOp: access,
+            vector.BroadcastOp: BroadcastPattern(), vector.FMAOp: FMAPattern(),
+        }  # fmt: skip
