@@ -51,6 +51,8 @@ L2_BLOCK_BYTES = 512 * 1024
 #: Smallest M*N*K and N for which the micro-kernel is used.
 MIN_FLOP_VOLUME = 32 * 32 * 32
 MIN_N = LANES
+#: Largest K x NR panel of a non-constant B copied to the stack per panel.
+PANEL_COPY_BYTES = 256 * 1024
 
 
 @dataclass
@@ -159,6 +161,20 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
         off = len(batch) - len(dims)
         return [em.index(0) if d == 1 else batch[off + t] for t, d in enumerate(dims)]
 
+    # A B read in place is copied one panel at a time into a contiguous stack
+    # buffer: rows of B a power of two apart alias in L1 and the TLB.
+    copy_panels = not plan.pack_b and k * NR * 4 <= PANEL_COPY_BYTES
+    panel_buf = em.local_buffer([k, NR], f32) if copy_panels else None
+
+    def copy_panel(b_b, j0: SSAValue) -> None:
+        def body(kk):
+            for v in range(NR // LANES):
+                j = em.idx_add(j0, em.index(v * LANES)) if v else j0
+                row = em.emit_here(vector.LoadOp(b_buf, [*b_b, kk, j], vt)).results[0]
+                em.emit_here(vector.StoreOp(row, panel_buf, [kk, em.index(v * LANES)]))
+
+        em.loop(k, body)
+
     def micro_kernel(a_b, b_b, i0: SSAValue, j0: SSAValue, jb: SSAValue, rows: int, nvec: int) -> None:
         """acc[rows][nvec] over all of K, stored into the tile buffer."""
         a_rows = [em.idx_add(i0, em.index(r)) if r else i0 for r in range(rows)]
@@ -169,9 +185,12 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
             for v in range(nvec):
                 if plan.pack_b:
                     at = [jb, kk, em.index(v * LANES)]
+                elif copy_panels and nvec == NR // LANES:
+                    at = [kk, em.index(v * LANES)]
                 else:
                     at = [*b_b, kk, em.idx_add(j0, em.index(v * LANES)) if v else j0]
-                bs.append(em.emit_here(vector.LoadOp(b_buf, at, vt)).results[0])
+                src = panel_buf if (copy_panels and nvec == NR // LANES) else b_buf
+                bs.append(em.emit_here(vector.LoadOp(src, at, vt)).results[0])
             nxt = []
             for r in range(rows):
                 a = em.emit_here(memref.LoadOp.get(a_buf, [*a_b, a_rows[r], kk])).results[0]
@@ -251,6 +270,8 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
                 j0 = em.idx_mul(jb, NR) if nvec == NR // LANES or plan.pack_b else em.index(j_first)
                 if not plan.pack_b and nvec != NR // LANES:
                     jb = em.index(0)
+                if copy_panels and nvec == NR // LANES:
+                    copy_panel(batch_idx(b_shape, batch), j0)
                 row_loop(batch, a_b, b_b, j0, jb, nvec, cols)
 
             em.loop(count, jb_body)
