@@ -1,0 +1,24 @@
+// RUN: graph-opt -p convert-vector-to-llvm %s | filecheck %s
+
+// CHECK-LABEL: func.func @ops
+func.func @ops(%a: memref<4x32xf32>, %x: f32, %i: index, %j: index) {
+  // The indices are linearised into an element GEP, then a zero GEP typed by the vector.
+  // CHECK: %[[A:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<4x32xf32> to !llvm.ptr
+  // CHECK: %[[M:.*]] = llvm.mul %{{.*}}, %{{.*}} overflow<nsw> : i64
+  // CHECK-NEXT: %[[OFF:.*]] = llvm.add %[[M]], %{{.*}} overflow<nsw> : i64
+  // CHECK-NEXT: %[[E:.*]] = llvm.getelementptr inbounds %[[A]][%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr inbounds %[[E]][0] : (!llvm.ptr) -> !llvm.ptr, vector<16xf32>
+  // CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+  %v = vector.load %a[%i, %j] : memref<4x32xf32>, vector<16xf32>
+  // A scalar broadcast is insertelement into lane 0 and an all-zero shuffle.
+  // CHECK: %[[U:.*]] = llvm.mlir.undef : vector<16xf32>
+  // CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK-NEXT: %[[INS:.*]] = llvm.insertelement %{{.*}}, %[[U]][%[[Z]] : i32] : vector<16xf32>
+  // CHECK-NEXT: %[[B:.*]] = llvm.shufflevector %[[INS]], %[[U]] [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] : vector<16xf32>
+  %b = vector.broadcast %x : f32 to vector<16xf32>
+  // CHECK: %[[F:.*]] = llvm.intr.fma(%[[B]], %[[V]], %[[V]]) : (vector<16xf32>, vector<16xf32>, vector<16xf32>) -> vector<16xf32>
+  %f = vector.fma %b, %v, %v : vector<16xf32>
+  // CHECK: llvm.store %[[F]], %{{.*}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+  vector.store %f, %a[%i, %j] : memref<4x32xf32>, vector<16xf32>
+  func.return
+}
