@@ -30,7 +30,8 @@ product, so a result is never wrong, only slower.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import memref, vector
@@ -57,23 +58,34 @@ PANEL_COPY_BYTES = 256 * 1024
 
 @dataclass
 class GemmPlan:
-    """The schedule of one GEMM kernel."""
+    """The schedule of one GEMM kernel: ``C[batch, i, j] = sum_k A[batch, i, k]
+    * B[batch, k, j]``, and where A, B and C elements live in the op's own
+    buffers (``*_index(em, batch, x, y)`` give the memref indices)."""
 
-    matmul: graph.MatmulOp
+    anchor: GraphOp  # the matmul or the 1x1 conv
+    a: SSAValue
+    b: SSAValue
+    batch_shape: tuple[int, ...]
     m: int
     n: int
     k: int
     pack_b: bool  # B is a dense 2-D constant, packed at compile time
+    a_index: Callable = None  # type: ignore[assignment]
+    b_index: Callable = None  # type: ignore[assignment]
+    out_index: Callable = None  # type: ignore[assignment]
     packed: SSAValue | None = None  # the kernel argument holding packed B
-    tiles: dict = field(default_factory=dict)
+
+    @property
+    def matmul(self) -> GraphOp:
+        return self.anchor
 
 
-def find_matmul(root: SSAValue) -> graph.MatmulOp | None:
+def find_matmul(root: SSAValue) -> GraphOp | None:
     """The matmul under ``root``, looking through an elementwise epilogue of
     the same shape (the way the epilogue reads the anchor)."""
     value = root
     while isinstance(op := value.owner, GraphOp):
-        if isinstance(op, graph.MatmulOp):
+        if isinstance(op, graph.MatmulOp | graph.Conv2dOp):
             return op
         if op.fuse_pattern > FusePattern.BROADCAST:
             return None
@@ -94,17 +106,60 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     mm = find_matmul(roots[0])
     if mm is None:
         return None
-    if any(tensor_of(v).element_type != f32 for v in (mm.lhs, mm.rhs, mm.result)):
+    if isinstance(mm, graph.Conv2dOp):
+        plan = _pointwise_conv_plan(mm)
+    else:
+        plan = _matmul_plan(mm, constants)
+    if plan is None or any(tensor_of(v).element_type != f32 for v in (plan.a, plan.b, mm.results[0])):
         return None
-    if not all(isinstance(sources.get(v), SSAValue) for v in (mm.lhs, mm.rhs)):
+    if not all(isinstance(sources.get(v), SSAValue) for v in (plan.a, plan.b)):
         return None
+    if plan.n < MIN_N or plan.m * plan.n * plan.k < MIN_FLOP_VOLUME:
+        return None
+    return plan
+
+
+def _batch_idx(em: KernelEmitter, shape, batch) -> list[SSAValue]:
+    """Batch indices of an operand under numpy broadcasting."""
+    dims = shape[:-2]
+    off = len(batch) - len(dims)
+    return [em.index(0) if d == 1 else batch[off + t] for t, d in enumerate(dims)]
+
+
+def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
     a_shape, b_shape = tensor_of(mm.lhs).get_shape(), tensor_of(mm.rhs).get_shape()
+    out_shape = tensor_of(mm.result).get_shape()
     m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
-    if n < MIN_N or m * n * k < MIN_FLOP_VOLUME:
-        return None
     const = constants.get(mm.rhs)
     pack = const is not None and len(b_shape) == 2 and const.value is not None
-    return GemmPlan(mm, m, n, k, pack)
+    return GemmPlan(
+        mm, mm.lhs, mm.rhs, tuple(out_shape[:-2]), m, n, k, pack,
+        a_index=lambda em, batch, i, kk: [*_batch_idx(em, a_shape, batch), i, kk],
+        b_index=lambda em, batch, kk, j: [*_batch_idx(em, b_shape, batch), kk, j],
+        out_index=lambda em, batch, i, j: [*batch, i, j],
+    )  # fmt: skip
+
+
+def _pointwise_conv_plan(conv: graph.Conv2dOp) -> GemmPlan | None:
+    """A 1x1 conv, stride 1, no padding, one group, is per image the GEMM
+    ``out[n][O, H*W] = w[O, C] @ x[n][C, H*W]``: B is the image itself, whose
+    ``H*W`` pixels of one channel are contiguous (a vector may run from one
+    row of pixels into the next)."""
+    out_ch, cg, kh, kw = tensor_of(conv.weight).get_shape()
+    n_img, c, h, w = tensor_of(conv.input).get_shape()
+    if (kh, kw) != (1, 1) or conv.group_count != 1 or any(conv.pad_values) or any(s != 1 for s in conv.stride_values):
+        return None
+
+    def pixel(em: KernelEmitter, p: SSAValue) -> list[SSAValue]:
+        return [em.idx_div(p, w), em.idx_rem(p, w)] if h > 1 else [em.index(0), p]
+
+    zero = lambda em: em.index(0)  # noqa: E731
+    return GemmPlan(
+        conv, conv.weight, conv.input, (n_img,), out_ch, h * w, c, False,
+        a_index=lambda em, batch, i, kk: [i, kk, zero(em), zero(em)],
+        b_index=lambda em, batch, kk, p: [batch[0], kk, *pixel(em, p)],
+        out_index=lambda em, batch, i, p: [batch[0], i, *pixel(em, p)],
+    )  # fmt: skip
 
 
 def pack_b_panels(b: np.ndarray) -> np.ndarray:
@@ -133,7 +188,7 @@ def packed_global(plan: GemmPlan, const: graph.ConstantOp, name: str) -> memref.
 # --------------------------------------------------------------------------
 
 
-def tile_value(em: KernelEmitter, op: graph.MatmulOp, idx: list[SSAValue]) -> SSAValue | None:
+def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue | None:
     """The micro-kernel's result for ``op`` at ``idx``, if ``idx`` is the tile
     nest's own ``(batch..., i, j)``; ``None`` otherwise (the caller computes it)."""
     tile = getattr(em, "gemm_tile", None)
@@ -145,21 +200,14 @@ def tile_value(em: KernelEmitter, op: graph.MatmulOp, idx: list[SSAValue]) -> SS
 
 def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) -> None:
     """The whole output nest of a GEMM kernel (see the module docstring)."""
-    mm = plan.matmul
-    out_shape = tensor_of(root).get_shape()
-    batch_shape = out_shape[:-2]
-    a_buf = em.sources[mm.lhs]
-    b_buf = plan.packed if plan.pack_b else em.sources[mm.rhs]
-    a_shape, b_shape = tensor_of(mm.lhs).get_shape(), tensor_of(mm.rhs).get_shape()
+    mm = plan.anchor
+    batch_shape = plan.batch_shape
+    a_buf = em.sources[plan.a]
+    b_buf = plan.packed if plan.pack_b else em.sources[plan.b]
     m, n, k = plan.m, plan.n, plan.k
     vt = VectorType(f32, [LANES])
     tile_buf = em.local_buffer([MR, NR], f32)
     zero_v = em.cached(("gemm.zero",), (), lambda: em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0])
-
-    def batch_idx(shape, batch):
-        dims = shape[:-2]
-        off = len(batch) - len(dims)
-        return [em.index(0) if d == 1 else batch[off + t] for t, d in enumerate(dims)]
 
     # A B read in place is copied one panel at a time into a contiguous stack
     # buffer: rows of B a power of two apart alias in L1 and the TLB.
@@ -170,7 +218,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
         def body(kk):
             for v in range(NR // LANES):
                 j = em.idx_add(j0, em.index(v * LANES)) if v else j0
-                row = em.emit_here(vector.LoadOp(b_buf, [*b_b, kk, j], vt)).results[0]
+                row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, b_b, kk, j), vt)).results[0]
                 em.emit_here(vector.StoreOp(row, panel_buf, [kk, em.index(v * LANES)]))
 
         em.loop(k, body)
@@ -188,12 +236,12 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
                 elif copy_panels and nvec == NR // LANES:
                     at = [kk, em.index(v * LANES)]
                 else:
-                    at = [*b_b, kk, em.idx_add(j0, em.index(v * LANES)) if v else j0]
+                    at = plan.b_index(em, b_b, kk, em.idx_add(j0, em.index(v * LANES)) if v else j0)
                 src = panel_buf if (copy_panels and nvec == NR // LANES) else b_buf
                 bs.append(em.emit_here(vector.LoadOp(src, at, vt)).results[0])
             nxt = []
             for r in range(rows):
-                a = em.emit_here(memref.LoadOp.get(a_buf, [*a_b, a_rows[r], kk])).results[0]
+                a = em.emit_here(memref.LoadOp.get(a_buf, plan.a_index(em, a_b, a_rows[r], kk))).results[0]
                 av = em.emit(vector.BroadcastOp(a, vt)).results[0]
                 for v in range(nvec):
                     nxt.append(em.emit(vector.FMAOp(av, bs[v], accs[r * nvec + v])).results[0])
@@ -211,7 +259,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
             i = em.idx_add(i0, r)
 
             def c_body(c):
-                idx = (*batch, i, em.idx_add(j0, c))
+                idx = tuple(plan.out_index(em, batch, i, em.idx_add(j0, c)))
                 em.gemm_tile = (mm, idx, tile_buf, r, c)
                 v = em.value_at(root, list(idx))
                 em.gemm_tile = None
@@ -226,7 +274,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
 
         def r_body(i):
             def c_body(j):
-                idx = [*batch, i, j]
+                idx = plan.out_index(em, batch, i, j)
                 em.store(em.value_at(root, idx), out, idx)
 
             em.loop(n, c_body, start=j_start)
@@ -254,7 +302,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
         scalar_from = j
 
     def run_panels(batch, row_loop) -> None:
-        a_b, b_b = batch_idx(a_shape, batch), batch_idx(b_shape, batch)
+        a_b = b_b = batch
         # Full-width panels run as one loop over jb; the others one by one.
         groups: list[tuple[int, int, int, int]] = []  # (first column, count, nvec, cols)
         for j_first, nvec, cols in panels:
@@ -271,7 +319,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
                 if not plan.pack_b and nvec != NR // LANES:
                     jb = em.index(0)
                 if copy_panels and nvec == NR // LANES:
-                    copy_panel(batch_idx(b_shape, batch), j0)
+                    copy_panel(batch, j0)
                 row_loop(batch, a_b, b_b, j0, jb, nvec, cols)
 
             em.loop(count, jb_body)
@@ -315,4 +363,4 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
 
 
 def flops(plan: GemmPlan) -> int:
-    return 2 * plan.m * plan.n * plan.k * math.prod(tensor_of(plan.matmul.result).get_shape()[:-2])
+    return 2 * plan.m * plan.n * plan.k * math.prod(plan.batch_shape)

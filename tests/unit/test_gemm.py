@@ -91,3 +91,29 @@ def test_small_or_other_shapes_keep_the_row_path(m: int, k: int, n: int, dtype) 
     assert not uses_micro_kernel(module)
     xs, ws = rand(m, k).astype(dtype), rand(k, n).astype(dtype)
     check(graphopt.compile(module, opt_level=2)["f"](xs, ws), xs @ ws, k)
+
+
+# (N, C, H, W, O): pixels a multiple of 16, with a remainder, one row of pixels.
+CONV_SHAPES = [(1, 64, 8, 8, 32), (2, 24, 7, 7, 40), (1, 32, 14, 14, 20), (1, 64, 1, 40, 16)]
+
+
+@pytest.mark.parametrize("n,c,h,w,o", CONV_SHAPES)
+@pytest.mark.parametrize("weights", ["input", "constant"])
+def test_pointwise_conv_as_gemm(n: int, c: int, h: int, w: int, o: int, weights: str) -> None:
+    xs, ws, bias = rand(n, c, h, w), rand(o, c, 1, 1), rand(o, 1, 1)
+    b = GraphBuilder("f")
+    x = b.input((n, c, h, w), name="x")
+    wv = b.input((o, c, 1, 1), name="w") if weights == "input" else b.constant(ws)
+    y = b.conv2d(x, wv, (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    module = b.build(b.relu(b.add(y, b.constant(bias))))
+    assert uses_micro_kernel(module)
+    want = np.maximum(np.einsum("oc,nchw->nohw", ws[:, :, 0, 0], xs) + bias, 0)
+    args = (xs, ws) if weights == "input" else (xs,)
+    check(graphopt.compile(module, opt_level=2)["f"](*args), want, c)
+
+
+def test_strided_or_padded_conv_keeps_its_path() -> None:
+    b = GraphBuilder("f")
+    x, wv = b.input((1, 32, 16, 16), name="x"), b.input((32, 32, 1, 1), name="w")
+    module = b.build(b.conv2d(x, wv, (2, 2), (0, 0, 0, 0), (1, 1), 1))
+    assert not uses_micro_kernel(module)
