@@ -62,3 +62,26 @@ func.func @small(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> 
   %m = graph.matmul %a, %b : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
   func.return %m : tensor<8x4xf32>
 }
+
+// A pointwise conv is, per image, w[O, C] @ x[C, H*W]: A elements come from the
+// weight, B vectors from the image's pixels (49 = 3 x 16 + 1: one pixel left
+// to the dot product), and the tile's pixel p is stored at (p / 7, p % 7).
+// CHECK-LABEL: func.func private @pointwise_k0_conv2d
+// CHECK-SAME: (%[[X:.*]]: memref<1x32x7x7xf32>, %[[W:.*]]: memref<48x32x1x1xf32>, %[[OUT:.*]]: memref<1x48x7x7xf32>)
+// CHECK:       scf.for {{.*}} iter_args
+// CHECK:         vector.load %[[X]]
+// CHECK:         memref.load %[[W]]
+// CHECK:         vector.fma
+// CHECK:         scf.yield
+// CHECK:       scf.for
+// CHECK-NEXT:    arith.addi
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      %[[P:.*]] = arith.addi
+// CHECK-NEXT:      %[[Y:.*]] = arith.divui %[[P]], %{{.*}} : index
+// CHECK-NEXT:      %[[XX:.*]] = arith.remui %[[P]], %{{.*}} : index
+// CHECK-NEXT:      memref.load
+// CHECK-NEXT:      memref.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}, %[[Y]], %[[XX]]]
+func.func @pointwise(%x: tensor<1x32x7x7xf32>, %w: tensor<48x32x1x1xf32>) -> tensor<1x48x7x7xf32> {
+  %0 = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x7x7xf32>, tensor<48x32x1x1xf32>) -> tensor<1x48x7x7xf32>
+  func.return %0 : tensor<1x48x7x7xf32>
+}
