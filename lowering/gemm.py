@@ -29,7 +29,6 @@ product, so a result is never wrong, only slower.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -171,7 +170,7 @@ def pack_b_panels(b: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(padded.reshape(k, panels, NR).transpose(1, 0, 2))
 
 
-def packed_global(plan: GemmPlan, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
+def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
     """The compile-time packed copy of constant B, as a read-only global."""
     from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 
@@ -282,9 +281,10 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
         em.loop(m, r_body)
 
     full_tiles, rem_rows = divmod(m, MR)
-    # Row tiles per cache block: a divisor of full_tiles near the L2 budget.
-    want = max(1, L2_BLOCK_BYTES // (MR * k * 4))
-    per_block = max(d for d in range(1, max(1, full_tiles) + 1) if full_tiles % d == 0 and d <= want) if full_tiles else 1
+    # Row tiles per cache block (MB = per_block * MR rows of A near the L2
+    # budget); a last, shorter block takes the tiles left over.
+    per_block = max(1, min(full_tiles, L2_BLOCK_BYTES // (MR * k * 4)))
+    blocks, tail_tiles = divmod(full_tiles, per_block)
 
     # Panels: (first column, vectors, epilogue columns).
     panels: list[tuple[int, int, int]] = []
@@ -324,15 +324,15 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
 
             em.loop(count, jb_body)
 
-    def rows_of_block(mb):
+    def rows_of_block(mb: SSAValue | None, count: int, first_tile: int):
         def row_loop(batch, a_b, b_b, j0, jb, nvec, cols):
             def ib_body(ib):
-                t = em.idx_add(em.idx_mul(mb, per_block), ib) if full_tiles // per_block > 1 else ib
+                t = em.idx_add(em.idx_mul(mb, per_block), ib) if mb is not None else ib
                 i0 = em.idx_mul(t, MR)
                 micro_kernel(a_b, b_b, i0, j0, jb, MR, nvec)
                 epilogue(batch, i0, j0, MR, cols)
 
-            em.loop(per_block, ib_body)
+            em.loop(first_tile + count, ib_body, start=first_tile)
 
         return row_loop
 
@@ -342,12 +342,12 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
         epilogue(batch, i0, j0, rem_rows, cols)
 
     def one_batch(batch) -> None:
-        if full_tiles:
-            blocks = full_tiles // per_block
-            if blocks > 1:
-                em.loop(blocks, lambda mb: run_panels(batch, rows_of_block(mb)))
-            else:
-                run_panels(batch, rows_of_block(None))
+        if blocks > 1:
+            em.loop(blocks, lambda mb: run_panels(batch, rows_of_block(mb, per_block, 0)))
+        elif blocks == 1:
+            run_panels(batch, rows_of_block(None, per_block, 0))
+        if tail_tiles:
+            run_panels(batch, rows_of_block(None, tail_tiles, blocks * per_block))
         if rem_rows:
             run_panels(batch, rem_row_loop)
         if scalar_from < n:
@@ -361,6 +361,3 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
 
     batch_level(0, [])
 
-
-def flops(plan: GemmPlan) -> int:
-    return 2 * plan.m * plan.n * plan.k * math.prod(plan.batch_shape)

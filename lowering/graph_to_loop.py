@@ -310,7 +310,7 @@ class FunctionLowering:
         constants = {spec.inner_of[v]: v.owner for v in buffer_inputs if isinstance(v.owner, ConstantOp)}
         plan = plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
         if plan is not None and plan.pack_b:
-            g = packed_global(plan, constants[plan.b], f"{self.prefix}_packed{len(self.globals)}")
+            g = packed_global(constants[plan.b], f"{self.prefix}_packed{len(self.globals)}")
             self.globals.append(g)
             get = memref.GetGlobalOp(g.sym_name.data, g.type)
             driver_block.add_op(get)

@@ -31,8 +31,9 @@ def uses_micro_kernel(module) -> bool:
     return any(isinstance(op, vector.FMAOp) for op in m.walk())
 
 
-# (M, K, N): full tiles, remainders in every dim, one row, N % 16 != 0.
-SHAPES = [(64, 64, 64), (37, 40, 70), (1, 256, 128), (9, 300, 47), (130, 17, 200), (8, 16, 1000), (16, 512, 33)]
+# (M, K, N): full tiles, remainders in every dim, one row, N % 16 != 0,
+# several cache blocks of rows plus a shorter last one (267 rows at K=512).
+SHAPES = [(64, 64, 64), (37, 40, 70), (1, 256, 128), (9, 300, 47), (130, 17, 200), (8, 16, 1000), (16, 512, 33), (267, 512, 40)]
 
 
 @pytest.mark.parametrize("m,k,n", SHAPES)
