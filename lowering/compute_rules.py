@@ -35,6 +35,7 @@ from graphopt.dialects.graph_base import (
     UnaryElementwiseOp,
     tensor_of,
 )
+from graphopt.lowering.gemm import tile_value
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError
 
 ComputeRule = Callable[[KernelEmitter, GraphOp, int, list[SSAValue]], SSAValue]
@@ -268,6 +269,8 @@ def _matmul(em: KernelEmitter, op: graph.MatmulOp, _: int, idx: list[SSAValue]) 
     contiguous and vectorises -- and the element is a load from that row.
     Otherwise each element is a dot product over ``k``.
     """
+    if (tiled := tile_value(em, op, idx)) is not None:
+        return tiled
     batch, i, j = idx[:-2], idx[-2], idx[-1]
     a_shape = tensor_of(op.lhs).get_shape()
     b_shape = tensor_of(op.rhs).get_shape()

@@ -44,6 +44,7 @@ from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
+from graphopt.lowering.gemm import GemmPlan, emit_gemm, packed_global, plan_gemm
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
 
 ALIGNMENT = 64
@@ -302,9 +303,24 @@ class FunctionLowering:
         buffer_inputs = [v for v in spec.inputs if v not in self.scalar_of]
         in_bufs = [buffer_for(v) for v in buffer_inputs]
         out_bufs = list(out_buffers) if out_buffers is not None else [buffer_for(v) for v in spec.outputs]
-        kernel = emit_kernel(spec, buffer_inputs, [b.type for b in in_bufs], [b.type for b in out_bufs])
+        gemm = self._gemm_schedule(spec, buffer_inputs, in_bufs, driver_block)
+        kernel = emit_kernel(spec, buffer_inputs, [b.type for b in in_bufs], [b.type for b in out_bufs], gemm)
         driver_block.add_op(func.CallOp(spec.name, [*in_bufs, *out_bufs], []))
         return kernel
+
+
+    def _gemm_schedule(self, spec, buffer_inputs, in_bufs, driver_block) -> GemmPlan | None:
+        """The GEMM schedule decision; packs a constant B once, here, into a
+        new global passed to the kernel as its last input."""
+        constants = {spec.inner_of[v]: v.owner for v in buffer_inputs if isinstance(v.owner, ConstantOp)}
+        plan = plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
+        if plan is not None and plan.pack_b:
+            g = packed_global(constants[plan.b], f"{self.prefix}_packed{len(self.globals)}")
+            self.globals.append(g)
+            get = memref.GetGlobalOp(g.sym_name.data, g.type)
+            driver_block.add_op(get)
+            in_bufs.append(get.memref)
+        return plan
 
 
 def emit_kernel(
@@ -312,6 +328,7 @@ def emit_kernel(
     buffer_inputs: Sequence[SSAValue],
     in_types: Sequence[MemRefType],
     out_types: Sequence[MemRefType],
+    gemm: GemmPlan | None = None,
 ) -> func.FuncOp:
     """The kernel function of ``spec``: one loop nest per root."""
     entry = Block(arg_types=[*in_types, *out_types])
@@ -320,8 +337,12 @@ def emit_kernel(
         sources[spec.inner_of[v]] = arg
     emitter = KernelEmitter(entry, sources)
     out_args = entry.args[len(in_types):]
+    if gemm is not None:
+        gemm.packed = entry.args[len(in_types) - 1] if gemm.pack_b else None
+        emit_gemm(emitter, gemm, spec.roots[0], out_args[0])
     for root, out in zip(spec.roots, out_args):
-        emitter.store_nest(root, out, preferred_loop_order(root, sources))
+        if gemm is None:
+            emitter.store_nest(root, out, preferred_loop_order(root, sources))
     if emitter.rerun:
         sweep_dead_ops(entry)
     entry.add_op(func.ReturnOp())

@@ -41,6 +41,7 @@ from graphopt.lowering.compute_rules import (
     s_sub,
 )
 from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.gemm import tile_value
 from graphopt.lowering.rules_tensor import idx_add_const, idx_lt, idx_sub_const, select
 
 # --------------------------------------------------------------------------
@@ -135,6 +136,8 @@ def _conv2d(em: KernelEmitter, op: nn.Conv2dOp, _: int, idx: list[SSAValue]) -> 
     is accumulated first, once per ``(n, o, y)``, into a stack buffer (see
     :func:`_conv2d_row`); otherwise each element is a dot product.
     """
+    if (tiled := tile_value(em, op, idx)) is not None:
+        return tiled
     n, o, y, x = idx
     _, _, h, w = tensor_of(op.input).get_shape()
     out_ch, cg, kh, kw = tensor_of(op.weight).get_shape()

@@ -62,7 +62,7 @@ def llvm_type(t: Attribute) -> Attribute:
         return PTR
     if isinstance(t, IndexType):
         return i64
-    if isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType):
+    if isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType | VectorType):
         return t
     if isinstance(t, VectorType) and isinstance(t.element_type, IntegerType | AnyFloat) and t.get_num_dims() == 1:
         return t

@@ -1,14 +1,12 @@
-"""``convert-vector-to-llvm``: 1-D ``vector`` ops to llvm vector instructions.
+"""``convert-vector-to-llvm``: the upstream ``vector`` ops the schedule emits.
 
-* ``vector.load``/``store`` of a 1-D vector from a memref: the address of the
-  first element (as for ``memref.load``), then an ``llvm.load``/``store`` of
-  the vector aligned to its element (memrefs are only element-aligned);
+* ``vector.load``/``store``: the memref indices are linearised row-major (as
+  ``memref.load``) into a ``getelementptr inbounds`` of the element type; the
+  vector is loaded or stored there with element alignment (a row of 16 floats
+  need not start on a 64-byte boundary).
 * ``vector.broadcast`` of a scalar: ``insertelement`` into lane 0, then a
-  ``shufflevector`` with an all-zero mask;
-* ``vector.fma``: ``llvm.intr.fma`` on the vector.
-
-Elementwise ``arith`` ops on 1-D vectors are converted by
-``convert-arith-to-llvm``.
+  ``shufflevector`` with an all-zero mask (LLVM selects ``vbroadcastss``).
+* ``vector.fma``: ``llvm.intr.fma`` (``lhs * rhs + acc``, one rounding).
 """
 
 from __future__ import annotations
@@ -16,45 +14,85 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import llvm, vector
-from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, VectorType, i32, i64
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from graphopt.dialects.loop import element_num_bytes
-from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, const, replace_with_llvm
-from graphopt.lowering.to_llvm.memref import AccessPattern
-from graphopt.lowering.to_llvm.scalar import is_vector
+from graphopt.lowering.to_llvm.common import (
+    ConversionPass,
+    LoopToLLVMError,
+    as_llvm,
+    const,
+    replace_with_llvm,
+    static_memref,
+    storage_type,
+)
+from graphopt.lowering.to_llvm.memref import NSW
 
 
-@dataclass
-class VectorPattern(RewritePattern):
-    access: AccessPattern
+def _element_ptr(rewriter: PatternRewriter, op: vector.LoadOp | vector.StoreOp) -> SSAValue:
+    t = static_memref(op.base.type, op.name)
+    at = InsertPoint.before(op)
+    base = as_llvm(rewriter, op.base, at)
+    shape = t.get_shape()
+    if not shape:
+        return base
 
+    def emit(new: Operation) -> SSAValue:
+        rewriter.insert(new, at)
+        return new.results[0]
+
+    indices = [as_llvm(rewriter, i, at) for i in op.indices]
+    off = indices[0]
+    for dim, idx in zip(shape[1:], indices[1:]):
+        off = emit(llvm.AddOp(emit(llvm.MulOp(off, const(rewriter, at, dim, i64), overflow=NSW)), idx, overflow=NSW))
+    elem = emit(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], storage_type(t.element_type), [off], inbounds=True))
+    # A zero-offset GEP typed by the vector: llvmlite's typed pointers then
+    # see a vector pointer (opaque pointers in LLVM make it a no-op).
+    vt = op.result.type if isinstance(op, vector.LoadOp) else op.vector.type
+    return emit(llvm.GEPOp(elem, [0], vt, inbounds=True))
+
+
+def _alignment(op: vector.LoadOp | vector.StoreOp) -> int:
+    element = static_memref(op.base.type, op.name).element_type
+    return max(1, element.bitwidth // 8) if hasattr(element, "bitwidth") else 1
+
+
+class AccessPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not all(is_vector(r.type) or not isinstance(r.type, VectorType) for r in (*op.results, *op.operands)):
-            return
-        at = InsertPoint.before(op)
         if isinstance(op, vector.LoadOp):
-            ptr = self.access.element_ptr(rewriter, op, op.base, op.indices)
-            vt = op.result.type
-            load = llvm.LoadOp(ptr, vt, alignment=element_num_bytes(vt.element_type))  # type: ignore[attr-defined]
+            ptr = _element_ptr(rewriter, op)
+            load = llvm.LoadOp(ptr, op.result.type, alignment=_alignment(op))
             replace_with_llvm(rewriter, op, [load], load.results)
         elif isinstance(op, vector.StoreOp):
-            ptr = self.access.element_ptr(rewriter, op, op.base, op.indices)
-            value = as_llvm(rewriter, op.vector, at)
-            store = llvm.StoreOp(value, ptr, alignment=element_num_bytes(value.type.element_type))  # type: ignore[attr-defined]
-            replace_with_llvm(rewriter, op, [store], [])
-        elif isinstance(op, vector.BroadcastOp) and not isinstance(op.source.type, VectorType):
-            vt = op.vector.type
-            lanes = vt.get_shape()[0]
-            undef = llvm.UndefOp(vt)
-            lane0 = llvm.InsertElementOp(undef.res, as_llvm(rewriter, op.source, at), const(rewriter, at, 0, i32))
-            splat = llvm.ShuffleVectorOp(lane0.res, undef.res, DenseArrayBase.from_list(i32, [0] * lanes), vt)
-            replace_with_llvm(rewriter, op, [undef, lane0, splat], splat.results)
-        elif isinstance(op, vector.FMAOp):
-            fma = llvm.FMAOp(*(as_llvm(rewriter, v, at) for v in (op.lhs, op.rhs, op.acc)))
-            replace_with_llvm(rewriter, op, [fma], fma.results)
+            ptr = _element_ptr(rewriter, op)
+            value = as_llvm(rewriter, op.vector, InsertPoint.before(op))
+            replace_with_llvm(rewriter, op, [llvm.StoreOp(value, ptr, alignment=_alignment(op))], [])
+
+
+class BroadcastPattern(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        assert isinstance(op, vector.BroadcastOp)
+        vt = op.vector.type
+        assert isinstance(vt, VectorType)
+        if isinstance(op.source.type, VectorType) or vt.get_num_dims() != 1:
+            raise LoopToLLVMError(f"vector.broadcast {op.source.type} to {vt}: only scalar to 1-D is supported")
+        at = InsertPoint.before(op)
+        scalar = as_llvm(rewriter, op.source, at)
+        undef = llvm.UndefOp(vt)
+        zero = llvm.ConstantOp(IntegerAttr(0, i32), i32)
+        ins = llvm.InsertElementOp(undef.res, scalar, zero.result)
+        n = vt.get_shape()[0]
+        shuffle = llvm.ShuffleVectorOp(ins.res, undef.res, DenseArrayBase.from_list(i32, [0] * n), vt)
+        replace_with_llvm(rewriter, op, [undef, zero, ins, shuffle], shuffle.results)
+
+
+class FMAPattern(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        assert isinstance(op, vector.FMAOp)
+        fma = llvm.FMAOp(op.lhs, op.rhs, op.acc)
+        replace_with_llvm(rewriter, op, [fma], fma.results)
 
 
 @dataclass(frozen=True)
@@ -62,5 +100,8 @@ class ConvertVectorToLLVMPass(ConversionPass):
     name = "convert-vector-to-llvm"
 
     def patterns(self):
-        pattern = VectorPattern(AccessPattern())
-        return dict.fromkeys((vector.LoadOp, vector.StoreOp, vector.BroadcastOp, vector.FMAOp), pattern)
+        access = AccessPattern()
+        return {
+            vector.LoadOp: access, vector.StoreOp: access,
+            vector.BroadcastOp: BroadcastPattern(), vector.FMAOp: FMAPattern(),
+        }  # fmt: skip

@@ -1,0 +1,363 @@
+"""GEMM schedule: register-tiled FMA micro-kernels for f32 matmul kernels.
+
+The schedule decision (:func:`plan_gemm`) picks this path for a kernel whose
+single output is a large enough f32 ``graph.matmul``, possibly under a fused
+elementwise epilogue (bias add, relu, ...), when both matmul operands are
+kernel buffers.  The kernel is then emitted as
+
+    for batch...:                     (batched matmul)
+      for mb in M blocks:             (cache block: MB rows of A stay in L2)
+        for jb in N panels (NR = 32 columns = 2 x vector<16xf32>):
+          for ib in row tiles of MR rows:
+            acc[MR][NR/16] = 0                       (vector registers)
+            for k: b = vector.load B-panel[k]; acc[r] = vector.fma(bcast(a[r,k]), b, acc[r])
+            vector.store acc -> tile T[MR][NR]       (a stack buffer, in L1)
+            for r, c: out[i, j] = epilogue(T[r, c])  (fused epilogue, then the store)
+
+Remainders: a last row tile of ``M % MR`` rows uses the same micro-kernel with
+fewer accumulators.  A constant B is packed at compile time into panels
+``[ceil(N/NR), K, NR]``, zero-padded, so every panel is full and the last
+one's epilogue stores only its valid columns.  A B that is not constant is
+read in place (rows of B are contiguous): 32- and 16-column panels, and the
+last ``N % 16`` columns take the scalar dot-product form.
+
+The epilogue is the ordinary compute-inline codegen: the matmul's compute rule
+returns ``T[r, c]`` when asked for the element at exactly the tile nest's
+``(i, j)`` (see :func:`tile_value`); any other read falls back to the dot
+product, so a result is never wrong, only slower.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import memref, vector
+from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr, VectorType, f32
+from xdsl.ir import SSAValue
+
+from graphopt.dialects import graph
+from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph_base import GraphOp, tensor_of
+from graphopt.lowering.kernel_emitter import KernelEmitter
+
+LANES = 16
+#: Register tile: MR rows x NR columns of C in 2*MR zmm accumulators.
+MR = 8
+NR = 32
+#: Bytes of A (MB rows x K) kept in L2 while the N panels sweep over it.
+L2_BLOCK_BYTES = 512 * 1024
+#: Smallest M*N*K and N for which the micro-kernel is used.
+MIN_FLOP_VOLUME = 32 * 32 * 32
+MIN_N = LANES
+#: Largest K x NR panel of a non-constant B copied to the stack per panel.
+PANEL_COPY_BYTES = 256 * 1024
+
+
+@dataclass
+class GemmPlan:
+    """The schedule of one GEMM kernel: ``C[batch, i, j] = sum_k A[batch, i, k]
+    * B[batch, k, j]``, and where A, B and C elements live in the op's own
+    buffers (``*_index(em, batch, x, y)`` give the memref indices)."""
+
+    anchor: GraphOp  # the matmul or the 1x1 conv
+    a: SSAValue
+    b: SSAValue
+    batch_shape: tuple[int, ...]
+    m: int
+    n: int
+    k: int
+    pack_b: bool  # B is a dense 2-D constant, packed at compile time
+    a_index: Callable = None  # type: ignore[assignment]
+    b_index: Callable = None  # type: ignore[assignment]
+    out_index: Callable = None  # type: ignore[assignment]
+    packed: SSAValue | None = None  # the kernel argument holding packed B
+
+    @property
+    def matmul(self) -> GraphOp:
+        return self.anchor
+
+
+def find_matmul(root: SSAValue) -> GraphOp | None:
+    """The matmul under ``root``, looking through an elementwise epilogue of
+    the same shape (the way the epilogue reads the anchor)."""
+    value = root
+    while isinstance(op := value.owner, GraphOp):
+        if isinstance(op, graph.MatmulOp | graph.Conv2dOp):
+            return op
+        if op.fuse_pattern > FusePattern.BROADCAST:
+            return None
+        same = [v for v in op.operands if v.type == value.type and isinstance(v.owner, GraphOp)]
+        if len(same) != 1:
+            return None
+        value = same[0]
+    return None
+
+
+def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan | None:
+    """The schedule decision: a :class:`GemmPlan` or ``None`` (today's path).
+
+    ``sources`` maps kernel-level values to their buffers; ``constants`` maps a
+    kernel-level value to the :class:`graph.ConstantOp` it comes from."""
+    if len(roots) != 1:
+        return None
+    mm = find_matmul(roots[0])
+    if mm is None:
+        return None
+    if isinstance(mm, graph.Conv2dOp):
+        plan = _pointwise_conv_plan(mm)
+    else:
+        plan = _matmul_plan(mm, constants)
+    if plan is None or any(tensor_of(v).element_type != f32 for v in (plan.a, plan.b, mm.results[0])):
+        return None
+    if not all(isinstance(sources.get(v), SSAValue) for v in (plan.a, plan.b)):
+        return None
+    if plan.n < MIN_N or plan.m * plan.n * plan.k < MIN_FLOP_VOLUME:
+        return None
+    return plan
+
+
+def _batch_idx(em: KernelEmitter, shape, batch) -> list[SSAValue]:
+    """Batch indices of an operand under numpy broadcasting."""
+    dims = shape[:-2]
+    off = len(batch) - len(dims)
+    return [em.index(0) if d == 1 else batch[off + t] for t, d in enumerate(dims)]
+
+
+def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
+    a_shape, b_shape = tensor_of(mm.lhs).get_shape(), tensor_of(mm.rhs).get_shape()
+    out_shape = tensor_of(mm.result).get_shape()
+    m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
+    const = constants.get(mm.rhs)
+    pack = const is not None and len(b_shape) == 2 and const.value is not None
+    return GemmPlan(
+        mm, mm.lhs, mm.rhs, tuple(out_shape[:-2]), m, n, k, pack,
+        a_index=lambda em, batch, i, kk: [*_batch_idx(em, a_shape, batch), i, kk],
+        b_index=lambda em, batch, kk, j: [*_batch_idx(em, b_shape, batch), kk, j],
+        out_index=lambda em, batch, i, j: [*batch, i, j],
+    )  # fmt: skip
+
+
+def _pointwise_conv_plan(conv: graph.Conv2dOp) -> GemmPlan | None:
+    """A 1x1 conv, stride 1, no padding, one group, is per image the GEMM
+    ``out[n][O, H*W] = w[O, C] @ x[n][C, H*W]``: B is the image itself, whose
+    ``H*W`` pixels of one channel are contiguous (a vector may run from one
+    row of pixels into the next)."""
+    out_ch, cg, kh, kw = tensor_of(conv.weight).get_shape()
+    n_img, c, h, w = tensor_of(conv.input).get_shape()
+    if (kh, kw) != (1, 1) or conv.group_count != 1 or any(conv.pad_values) or any(s != 1 for s in conv.stride_values):
+        return None
+
+    def pixel(em: KernelEmitter, p: SSAValue) -> list[SSAValue]:
+        return [em.idx_div(p, w), em.idx_rem(p, w)] if h > 1 else [em.index(0), p]
+
+    zero = lambda em: em.index(0)  # noqa: E731
+    return GemmPlan(
+        conv, conv.weight, conv.input, (n_img,), out_ch, h * w, c, False,
+        a_index=lambda em, batch, i, kk: [i, kk, zero(em), zero(em)],
+        b_index=lambda em, batch, kk, p: [batch[0], kk, *pixel(em, p)],
+        out_index=lambda em, batch, i, p: [batch[0], i, *pixel(em, p)],
+    )  # fmt: skip
+
+
+def pack_b_panels(b: np.ndarray) -> np.ndarray:
+    """``B[K, N]`` as panels ``[ceil(N/NR), K, NR]``, zero-padded."""
+    k, n = b.shape
+    panels = -(-n // NR)
+    padded = np.zeros((k, panels * NR), dtype=np.float32)
+    padded[:, :n] = b
+    return np.ascontiguousarray(padded.reshape(k, panels, NR).transpose(1, 0, 2))
+
+
+def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
+    """The compile-time packed copy of constant B, as a read-only global."""
+    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+
+    packed = pack_b_panels(np.asarray(const.reference()[0], dtype=np.float32))
+    t = TensorType(f32, packed.shape)
+    attr = DenseIntOrFPElementsAttr.from_list(t, packed.reshape(-1).tolist())
+    return memref.GlobalOp.get(
+        StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
+    )
+
+
+# --------------------------------------------------------------------------
+# emission
+# --------------------------------------------------------------------------
+
+
+def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue | None:
+    """The micro-kernel's result for ``op`` at ``idx``, if ``idx`` is the tile
+    nest's own ``(batch..., i, j)``; ``None`` otherwise (the caller computes it)."""
+    tile = getattr(em, "gemm_tile", None)
+    if tile is None or tile[0] is not op or tuple(idx) != tile[1]:
+        return None
+    _, _, buf, r, c = tile
+    return em.load(buf, [r, c])
+
+
+def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) -> None:
+    """The whole output nest of a GEMM kernel (see the module docstring)."""
+    mm = plan.anchor
+    batch_shape = plan.batch_shape
+    a_buf = em.sources[plan.a]
+    b_buf = plan.packed if plan.pack_b else em.sources[plan.b]
+    m, n, k = plan.m, plan.n, plan.k
+    vt = VectorType(f32, [LANES])
+    tile_buf = em.local_buffer([MR, NR], f32)
+    zero_v = em.cached(("gemm.zero",), (), lambda: em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0])
+
+    # A B read in place is copied one panel at a time into a contiguous stack
+    # buffer: rows of B a power of two apart alias in L1 and the TLB.
+    copy_panels = not plan.pack_b and k * NR * 4 <= PANEL_COPY_BYTES
+    panel_buf = em.local_buffer([k, NR], f32) if copy_panels else None
+
+    def copy_panel(b_b, j0: SSAValue) -> None:
+        def body(kk):
+            for v in range(NR // LANES):
+                j = em.idx_add(j0, em.index(v * LANES)) if v else j0
+                row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, b_b, kk, j), vt)).results[0]
+                em.emit_here(vector.StoreOp(row, panel_buf, [kk, em.index(v * LANES)]))
+
+        em.loop(k, body)
+
+    def micro_kernel(a_b, b_b, i0: SSAValue, j0: SSAValue, jb: SSAValue, rows: int, nvec: int) -> None:
+        """acc[rows][nvec] over all of K, stored into the tile buffer."""
+        a_rows = [em.idx_add(i0, em.index(r)) if r else i0 for r in range(rows)]
+
+        def body(ivs, accs):
+            (kk,) = ivs
+            bs = []
+            for v in range(nvec):
+                if plan.pack_b:
+                    at = [jb, kk, em.index(v * LANES)]
+                elif copy_panels and nvec == NR // LANES:
+                    at = [kk, em.index(v * LANES)]
+                else:
+                    at = plan.b_index(em, b_b, kk, em.idx_add(j0, em.index(v * LANES)) if v else j0)
+                src = panel_buf if (copy_panels and nvec == NR // LANES) else b_buf
+                bs.append(em.emit_here(vector.LoadOp(src, at, vt)).results[0])
+            nxt = []
+            for r in range(rows):
+                a = em.emit_here(memref.LoadOp.get(a_buf, plan.a_index(em, a_b, a_rows[r], kk))).results[0]
+                av = em.emit(vector.BroadcastOp(a, vt)).results[0]
+                for v in range(nvec):
+                    nxt.append(em.emit(vector.FMAOp(av, bs[v], accs[r * nvec + v])).results[0])
+            return nxt
+
+        accs = em.reduce([k], [zero_v] * (rows * nvec), body)
+        for r in range(rows):
+            for v in range(nvec):
+                em.emit_here(vector.StoreOp(accs[r * nvec + v], tile_buf, [em.index(r), em.index(v * LANES)]))
+
+    def epilogue(batch, i0: SSAValue, j0: SSAValue, rows: int, cols: int) -> None:
+        """out[batch, i0 + r, j0 + c] = root at those indices, T feeding the matmul."""
+
+        def r_body(r):
+            i = em.idx_add(i0, r)
+
+            def c_body(c):
+                idx = tuple(plan.out_index(em, batch, i, em.idx_add(j0, c)))
+                em.gemm_tile = (mm, idx, tile_buf, r, c)
+                v = em.value_at(root, list(idx))
+                em.gemm_tile = None
+                em.store(v, out, list(idx))
+
+            em.loop(cols, c_body)
+
+        em.loop(rows, r_body)
+
+    def scalar_block(batch, j_start: int) -> None:
+        """Columns ``j_start..n`` of every row, by the ordinary compute rules."""
+
+        def r_body(i):
+            def c_body(j):
+                idx = plan.out_index(em, batch, i, j)
+                em.store(em.value_at(root, idx), out, idx)
+
+            em.loop(n, c_body, start=j_start)
+
+        em.loop(m, r_body)
+
+    full_tiles, rem_rows = divmod(m, MR)
+    # Row tiles per cache block (MB = per_block * MR rows of A near the L2
+    # budget); a last, shorter block takes the tiles left over.
+    per_block = max(1, min(full_tiles, L2_BLOCK_BYTES // (MR * k * 4)))
+    blocks, tail_tiles = divmod(full_tiles, per_block)
+
+    # Panels: (first column, vectors, epilogue columns).
+    panels: list[tuple[int, int, int]] = []
+    if plan.pack_b:
+        panels = [(p * NR, NR // LANES, min(NR, n - p * NR)) for p in range(-(-n // NR))]
+        scalar_from = n
+    else:
+        j = 0
+        while j + NR <= n:
+            panels.append((j, NR // LANES, NR))
+            j += NR
+        if j + LANES <= n:
+            panels.append((j, 1, LANES))
+            j += LANES
+        scalar_from = j
+
+    def run_panels(batch, row_loop) -> None:
+        a_b = b_b = batch
+        # Full-width panels run as one loop over jb; the others one by one.
+        groups: list[tuple[int, int, int, int]] = []  # (first column, count, nvec, cols)
+        for j_first, nvec, cols in panels:
+            if groups and groups[-1][2] == nvec and groups[-1][3] == cols == NR and nvec == NR // LANES:
+                g = groups[-1]
+                groups[-1] = (g[0], g[1] + 1, g[2], g[3])
+            else:
+                groups.append((j_first, 1, nvec, cols))
+        for j_first, count, nvec, cols in groups:
+
+            def jb_body(jb_local, j_first=j_first, nvec=nvec, cols=cols):
+                jb = em.idx_add(jb_local, em.index(j_first // NR)) if j_first else jb_local
+                j0 = em.idx_mul(jb, NR) if nvec == NR // LANES or plan.pack_b else em.index(j_first)
+                if not plan.pack_b and nvec != NR // LANES:
+                    jb = em.index(0)
+                if copy_panels and nvec == NR // LANES:
+                    copy_panel(batch, j0)
+                row_loop(batch, a_b, b_b, j0, jb, nvec, cols)
+
+            em.loop(count, jb_body)
+
+    def rows_of_block(mb: SSAValue | None, count: int, first_tile: int):
+        def row_loop(batch, a_b, b_b, j0, jb, nvec, cols):
+            def ib_body(ib):
+                t = em.idx_add(em.idx_mul(mb, per_block), ib) if mb is not None else ib
+                i0 = em.idx_mul(t, MR)
+                micro_kernel(a_b, b_b, i0, j0, jb, MR, nvec)
+                epilogue(batch, i0, j0, MR, cols)
+
+            em.loop(first_tile + count, ib_body, start=first_tile)
+
+        return row_loop
+
+    def rem_row_loop(batch, a_b, b_b, j0, jb, nvec, cols):
+        i0 = em.index(full_tiles * MR)
+        micro_kernel(a_b, b_b, i0, j0, jb, rem_rows, nvec)
+        epilogue(batch, i0, j0, rem_rows, cols)
+
+    def one_batch(batch) -> None:
+        if blocks > 1:
+            em.loop(blocks, lambda mb: run_panels(batch, rows_of_block(mb, per_block, 0)))
+        elif blocks == 1:
+            run_panels(batch, rows_of_block(None, per_block, 0))
+        if tail_tiles:
+            run_panels(batch, rows_of_block(None, tail_tiles, blocks * per_block))
+        if rem_rows:
+            run_panels(batch, rem_row_loop)
+        if scalar_from < n:
+            scalar_block(batch, scalar_from)
+
+    def batch_level(d: int, batch: list[SSAValue]) -> None:
+        if d == len(batch_shape):
+            one_batch(batch)
+            return
+        em.loop(batch_shape[d], lambda b: batch_level(d + 1, [*batch, b]))
+
+    batch_level(0, [])
+

@@ -1,0 +1,87 @@
+// RUN: graph-opt -O2 -p lower-graph-to-loop %s | filecheck %s
+// The GEMM schedule: large enough f32 matmuls get a register-tiled FMA
+// micro-kernel (8 rows x 32 columns of C in 16 vector<16xf32> accumulators),
+// with the fused epilogue applied to the tile before the store.
+
+// CHECK-LABEL: func.func private @dense_k0_matmul_add_relu
+// CHECK-SAME: (%[[A:.*]]: memref<20x40xf32>, %[[B:.*]]: memref<40x48xf32>, %[[BIAS:.*]]: memref<48xf32>, %[[OUT:.*]]: memref<20x48xf32>)
+// CHECK:       %[[TILE:.*]] = memref.alloca() : memref<8x32xf32>
+// CHECK:       %[[PANEL:.*]] = memref.alloca() : memref<40x32xf32>
+// A panel of B is copied to the stack, then each row tile runs over all of K.
+// CHECK:       vector.load %[[B]][%{{.*}}, %{{.*}}] : memref<40x48xf32>, vector<16xf32>
+// CHECK-NEXT:  vector.store %{{.*}}, %[[PANEL]]
+// CHECK:       scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, {{.*}}) {
+// CHECK-NEXT:    %[[B0:.*]] = vector.load %[[PANEL]][%[[K]], %{{.*}}]
+// CHECK-NEXT:    %[[B1:.*]] = vector.load %[[PANEL]][%[[K]], %{{.*}}]
+// CHECK-NEXT:    %[[A0:.*]] = memref.load %[[A]][%{{.*}}, %[[K]]]
+// CHECK-NEXT:    %[[AV:.*]] = vector.broadcast %[[A0]] : f32 to vector<16xf32>
+// CHECK-NEXT:    vector.fma %[[AV]], %[[B0]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT:    vector.fma %[[AV]], %[[B1]], %{{.*}} : vector<16xf32>
+// CHECK-COUNT-14: vector.fma
+// CHECK:         scf.yield
+// CHECK-COUNT-16: vector.store %{{.*}}, %[[TILE]]
+// The epilogue reads the tile, adds the bias, applies relu and stores.
+// CHECK:       scf.for
+// CHECK-NEXT:    arith.addi
+// CHECK-NEXT:    scf.for
+// CHECK:           %[[T:.*]] = memref.load %[[TILE]]
+// CHECK:           %[[S:.*]] = arith.addf %[[T]], %{{.*}} : f32
+// CHECK:           %[[R:.*]] = arith.maximumf %[[S]], %{{.*}} : f32
+// CHECK-NEXT:      memref.store %[[R]], %[[OUT]]
+// The 4 rows left over (20 = 2 x 8 + 4) get a 4-row micro-kernel.
+// CHECK:       scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// The last 16 columns (48 = 32 + 16) read B in place, one vector per row.
+// CHECK:       vector.load %[[B]]
+func.func @dense(%a: tensor<20x40xf32>, %b: tensor<40x48xf32>, %c: tensor<48xf32>) -> tensor<20x48xf32> {
+  %m = graph.matmul %a, %b : (tensor<20x40xf32>, tensor<40x48xf32>) -> tensor<20x48xf32>
+  %s = graph.add %m, %c : (tensor<20x48xf32>, tensor<48xf32>) -> tensor<20x48xf32>
+  %r = graph.relu %s : tensor<20x48xf32>
+  func.return %r : tensor<20x48xf32>
+}
+
+// A constant B is packed at compile time into zero-padded panels [ceil(N/32), K, 32].
+// CHECK: sym_name = "packed_packed{{[0-9]+}}", type = memref<1x40x32xf32>
+// CHECK-LABEL: func.func private @packed_k{{[0-9]+}}_matmul
+// CHECK-SAME: (%[[A:.*]]: memref<256x40xf32>, %{{.*}}: memref<40x20xf32>, %[[P:.*]]: memref<1x40x32xf32>, %[[OUT:.*]]: memref<256x20xf32>)
+// CHECK:       %[[C20:.*]] = arith.constant 20 : index
+// CHECK:       vector.load %[[P]]
+// CHECK:       vector.fma
+// Only the 20 valid columns of the padded panel are stored.
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %[[C20]] step
+func.func @packed(%a: tensor<256x40xf32>) -> tensor<256x20xf32> {
+  %wt = graph.constant dense<[[-0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75], [1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5], [0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25], [0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0], [0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25], [0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5], [-0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1], [-0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75], [1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5], [0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25], [0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0], [0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25], [0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5], [-0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1], [-0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75], [1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5], [0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25], [0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0], [0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25], [0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5], [-0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1], [-0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75], [1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5], [0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25], [0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0], [0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25], [0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5], [-0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1], [-0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75], [1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5], [0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25], [0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0], [0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25], [0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5], [-0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1], [-0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75], [1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5], [0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25], [0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0], [0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25, 0, 0.25, 0.5, 0.75, 1, -0.5, -0.25]]> : tensor<40x20xf32>
+  %m = graph.matmul %a, %wt : (tensor<256x40xf32>, tensor<40x20xf32>) -> tensor<256x20xf32>
+  func.return %m : tensor<256x20xf32>
+}
+
+// Small matmuls keep the row form.
+// CHECK-LABEL: func.func private @small_k0_matmul
+// CHECK-NOT:   vector.fma
+// CHECK:       func.return
+func.func @small(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> {
+  %m = graph.matmul %a, %b : (tensor<8x16xf32>, tensor<16x4xf32>) -> tensor<8x4xf32>
+  func.return %m : tensor<8x4xf32>
+}
+
+// A pointwise conv is, per image, w[O, C] @ x[C, H*W]: A elements come from the
+// weight, B vectors from the image's pixels (49 = 3 x 16 + 1: one pixel left
+// to the dot product), and the tile's pixel p is stored at (p / 7, p % 7).
+// CHECK-LABEL: func.func private @pointwise_k0_conv2d
+// CHECK-SAME: (%[[X:.*]]: memref<1x32x7x7xf32>, %[[W:.*]]: memref<48x32x1x1xf32>, %[[OUT:.*]]: memref<1x48x7x7xf32>)
+// CHECK:       scf.for {{.*}} iter_args
+// CHECK:         vector.load %[[X]]
+// CHECK:         memref.load %[[W]]
+// CHECK:         vector.fma
+// CHECK:         scf.yield
+// CHECK:       scf.for
+// CHECK-NEXT:    arith.addi
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      %[[P:.*]] = arith.addi
+// CHECK-NEXT:      %[[Y:.*]] = arith.divui %[[P]], %{{.*}} : index
+// CHECK-NEXT:      %[[XX:.*]] = arith.remui %[[P]], %{{.*}} : index
+// CHECK-NEXT:      memref.load
+// CHECK-NEXT:      memref.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}, %[[Y]], %[[XX]]]
+func.func @pointwise(%x: tensor<1x32x7x7xf32>, %w: tensor<48x32x1x1xf32>) -> tensor<1x48x7x7xf32> {
+  %0 = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x7x7xf32>, tensor<48x32x1x1xf32>) -> tensor<1x48x7x7xf32>
+  func.return %0 : tensor<1x48x7x7xf32>
+}

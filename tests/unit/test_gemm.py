@@ -1,0 +1,120 @@
+"""The GEMM schedule (lowering/gemm.py): compiled matmuls against numpy, at
+shapes with remainders in M, N and K, one row, batched, with and without a
+constant (compile-time packed) B, with fused epilogues; and the decision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import func, vector
+
+import graphopt
+from graphopt.frontends.builder import GraphBuilder
+from graphopt.lowering.graph_to_loop import lower_graph_to_loop
+from graphopt.runtime.compile import run_pipeline
+
+RNG = np.random.default_rng(12)
+
+
+def rand(*shape: int) -> np.ndarray:
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def check(got: np.ndarray, want: np.ndarray, k: int) -> None:
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * max(1, k) ** 0.5 * 4)
+
+
+def uses_micro_kernel(module) -> bool:
+    m = module.clone()
+    run_pipeline(m, "O2")
+    lower_graph_to_loop(m)
+    return any(isinstance(op, vector.FMAOp) for op in m.walk())
+
+
+# (M, K, N): full tiles, remainders in every dim, one row, N % 16 != 0,
+# several cache blocks of rows plus a shorter last one (267 rows at K=512).
+SHAPES = [(64, 64, 64), (37, 40, 70), (1, 256, 128), (9, 300, 47), (130, 17, 200), (8, 16, 1000), (16, 512, 33), (267, 512, 40)]
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES)
+def test_bias_relu_epilogue(m: int, k: int, n: int) -> None:
+    b = GraphBuilder("f")
+    x, w, c = b.input((m, k), name="x"), b.input((k, n), name="w"), b.input((n,), name="c")
+    module = b.build(b.relu(b.add(b.matmul(x, w), c)))
+    assert uses_micro_kernel(module)
+    xs, ws, cs = rand(m, k), rand(k, n), rand(n)
+    check(graphopt.compile(module, opt_level=2)["f"](xs, ws, cs), np.maximum(xs @ ws + cs, 0), k)
+
+
+@pytest.mark.parametrize("m,k,n", [(37, 40, 70), (1, 256, 160), (24, 100, 96), (13, 200, 17)])
+def test_constant_b_is_packed(m: int, k: int, n: int) -> None:
+    ws, cs = rand(k, n), rand(m, n)
+    b = GraphBuilder("f")
+    x, r = b.input((m, k), name="x"), b.input((m, n), name="r")
+    module = b.build(b.sub(b.matmul(x, b.constant(ws)), r))  # a residual-like epilogue
+    assert uses_micro_kernel(module)
+    lowered = module.clone()
+    run_pipeline(lowered, "O2")
+    lower_graph_to_loop(lowered)
+    panels = -(-n // 32)
+    packed = [op for op in lowered.ops if getattr(op, "sym_name", None) and "packed" in op.sym_name.data]
+    assert len(packed) == 1 and packed[0].type.get_shape() == (panels, k, 32)
+    xs = rand(m, k)
+    check(graphopt.compile(module, opt_level=2)["f"](xs, cs), xs @ ws - cs, k)
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((2, 3, 20, 40), (40, 48)), ((3, 17, 64), (3, 64, 50)), ((2, 1, 9, 64), (4, 64, 64))])
+def test_batched(a_shape, b_shape) -> None:
+    b = GraphBuilder("f")
+    x, w = b.input(a_shape, name="x"), b.input(b_shape, name="w")
+    module = b.build(b.tanh(b.matmul(x, w)))
+    assert uses_micro_kernel(module)
+    xs, ws = rand(*a_shape), rand(*b_shape)
+    check(graphopt.compile(module, opt_level=2)["f"](xs, ws), np.tanh(xs @ ws), a_shape[-1])
+
+
+def test_epilogue_reading_other_indices_stays_correct() -> None:
+    """``m + transpose(m)`` reads the matmul off the tile: never wrong."""
+    b = GraphBuilder("f")
+    x, w = b.input((48, 40), name="x"), b.input((40, 48), name="w")
+    m = b.matmul(x, w)
+    module = b.build(b.add(m, b.transpose(m)))
+    xs, ws = rand(48, 40), rand(40, 48)
+    mm = xs @ ws
+    check(graphopt.compile(module, opt_level=2)["f"](xs, ws), mm + mm.T, 40)
+
+
+@pytest.mark.parametrize("m,k,n,dtype", [(8, 4, 4, np.float32), (4, 4, 64, np.float32), (64, 64, 8, np.float32), (64, 64, 64, np.float64)])
+def test_small_or_other_shapes_keep_the_row_path(m: int, k: int, n: int, dtype) -> None:
+    b = GraphBuilder("f")
+    x, w = b.input((m, k), dtype, name="x"), b.input((k, n), dtype, name="w")
+    module = b.build(b.matmul(x, w))
+    assert not uses_micro_kernel(module)
+    xs, ws = rand(m, k).astype(dtype), rand(k, n).astype(dtype)
+    check(graphopt.compile(module, opt_level=2)["f"](xs, ws), xs @ ws, k)
+
+
+# (N, C, H, W, O): pixels a multiple of 16, with a remainder, one row of pixels.
+CONV_SHAPES = [(1, 64, 8, 8, 32), (2, 24, 7, 7, 40), (1, 32, 14, 14, 20), (1, 64, 1, 40, 16)]
+
+
+@pytest.mark.parametrize("n,c,h,w,o", CONV_SHAPES)
+@pytest.mark.parametrize("weights", ["input", "constant"])
+def test_pointwise_conv_as_gemm(n: int, c: int, h: int, w: int, o: int, weights: str) -> None:
+    xs, ws, bias = rand(n, c, h, w), rand(o, c, 1, 1), rand(o, 1, 1)
+    b = GraphBuilder("f")
+    x = b.input((n, c, h, w), name="x")
+    wv = b.input((o, c, 1, 1), name="w") if weights == "input" else b.constant(ws)
+    y = b.conv2d(x, wv, (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    module = b.build(b.relu(b.add(y, b.constant(bias))))
+    assert uses_micro_kernel(module)
+    want = np.maximum(np.einsum("oc,nchw->nohw", ws[:, :, 0, 0], xs) + bias, 0)
+    args = (xs, ws) if weights == "input" else (xs,)
+    check(graphopt.compile(module, opt_level=2)["f"](*args), want, c)
+
+
+def test_strided_or_padded_conv_keeps_its_path() -> None:
+    b = GraphBuilder("f")
+    x, wv = b.input((1, 32, 16, 16), name="x"), b.input((32, 32, 1, 1), name="w")
+    module = b.build(b.conv2d(x, wv, (2, 2), (0, 0, 0, 0), (1, 1), 1))
+    assert not uses_micro_kernel(module)
