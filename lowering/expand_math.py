@@ -399,4 +399,7 @@ class ExpandMathPass(ModulePass):
     name = "expand-math"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import require_lowered
+
+        require_lowered(op, self.name)
         expand_math(op)

@@ -54,6 +54,7 @@ from graphopt.plugins import load_plugins
 from graphopt.runtime.executable import CompiledModule, compile_llvm_module
 from graphopt.tools.diagnostics import LocatedParser, verify_located
 from graphopt.transforms import available_passes
+from graphopt.transforms.levels import GRAPH, LOOP, module_levels
 from graphopt.transforms.pipelines import (
     combine,
     expand_named_pipelines,
@@ -172,10 +173,12 @@ def lower_module(
     passes ``pipeline`` does not run itself."""
     level = pipeline_spec(normalize_level(opt_level)) if opt_level is not None else ""
     inline = None if max_inline_constant_bytes == 4096 else max_inline_constant_bytes
+    levels = module_levels(module)
     spec = with_lowering(
         combine(level, expand_named_pipelines(pipeline)),
         max_inline_constant_bytes=inline,
         bounds_check=bounds_check,
+        at_loop_level=LOOP in levels and GRAPH not in levels,
     )
     # The IR is millions of long-lived objects: the cyclic collector would
     # rescan them again and again while the passes run (about a quarter of

@@ -95,4 +95,19 @@ def require_level(module: ModuleOp, pass_name: str, level: str) -> None:
     )
 
 
-__all__ = ["GRAPH", "LLVM", "LOOP", "PassLevelError", "level_of_op", "module_levels", "op_location", "require_level"]
+def require_lowered(module: ModuleOp, pass_name: str) -> None:
+    """Refuse graph-level IR for a conversion step of the LLVM lowering
+    (``convert-*-to-llvm``, ``expand-math``): these run on loop-level IR and on
+    the partly converted modules between the steps, never on tensors."""
+    found = module_levels(module)
+    if GRAPH in found:
+        raise PassLevelError(
+            f"{pass_name}: runs on loop-level IR, but the module is at the graph level "
+            f"({op_location(found[GRAPH])}); lower the module with lower-graph-to-loop first"
+        )
+
+
+__all__ = [
+    "GRAPH", "LLVM", "LOOP", "PassLevelError", "level_of_op", "module_levels", "op_location",
+    "require_level", "require_lowered",
+]

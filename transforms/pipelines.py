@@ -113,21 +113,26 @@ def combine(*specs: str) -> str:
 
 
 def with_lowering(
-    spec: str, *, max_inline_constant_bytes: int | None = None, bounds_check: bool = False
+    spec: str,
+    *,
+    max_inline_constant_bytes: int | None = None,
+    bounds_check: bool = False,
+    at_loop_level: bool = False,
 ) -> str:
     """``spec`` followed by the lowering passes it does not run itself
     (``lower-graph-to-loop``, ``lower-loop-to-llvm``): the one pipeline both
     ``graph-opt -t llvm`` and ``graphopt.compile`` run.  A negative
     ``max_inline_constant_bytes`` keeps every constant in the module (object
     files) instead of passing large ones as hidden arguments; ``bounds_check``
-    guards every memref access not proven in bounds."""
+    guards every memref access not proven in bounds; ``at_loop_level`` (a
+    hand-written loop-level module) skips ``lower-graph-to-loop``."""
     names = {p.split("{")[0].strip() for p in split_pipeline(spec)}
     if "lower-loop-to-llvm" in names:
         return spec
     options = [f"max-inline-constant-bytes={max_inline_constant_bytes}"] if max_inline_constant_bytes is not None else []
     options += ["bounds-check=true"] if bounds_check else []
     to_llvm = "lower-loop-to-llvm" + (f"{{{' '.join(options)}}}" if options else "")
-    lowering = [to_llvm] if "lower-graph-to-loop" in names else ["lower-graph-to-loop", to_llvm]
+    lowering = [to_llvm] if at_loop_level or "lower-graph-to-loop" in names else ["lower-graph-to-loop", to_llvm]
     return combine(spec, ",".join(lowering))
 
 

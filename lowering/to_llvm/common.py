@@ -173,6 +173,9 @@ class ConversionPass(ModulePass):
         raise NotImplementedError
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import require_lowered
+
+        require_lowered(op, self.name)
         self.run(op, self.patterns())
 
     @staticmethod

@@ -64,6 +64,9 @@ class ConvertLoopToLLVMPass(ModulePass):
     max_inline_constant_bytes: int = 4096
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import require_lowered
+
+        require_lowered(op, self.name)
         globals_ = {g.sym_name.data: g for g in op.ops if isinstance(g, memref.GlobalOp)}
         funcs = [f for f in op.ops if isinstance(f, func.FuncOp)]
         drivers = {f.sym_name.data: f for f in funcs if loop.get_driver_abi(f) is not None}

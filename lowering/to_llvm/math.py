@@ -113,6 +113,9 @@ class ConvertMathToLLVMPass(ConversionPass):
     name = "convert-math-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from graphopt.transforms.levels import require_lowered
+
+        require_lowered(op, self.name)
         pattern = ScalarPattern(HANDLERS)
         ConversionPass.run(op, dict.fromkeys(HANDLERS, pattern))
         declare_externals(op, pattern.externals)

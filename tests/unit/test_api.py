@@ -48,6 +48,7 @@ def test_compile_has_a_real_typed_signature() -> None:
     assert inspect.Parameter.VAR_KEYWORD not in kinds and inspect.Parameter.VAR_POSITIONAL not in kinds
     assert list(sig.parameters) == [
         "source", "pipeline", "opt_level", "plugins", "max_inline_constant_bytes", "llvm_opt_level",
+        "bounds_check", "input_shapes",
     ]
     hints = typing.get_type_hints(graphopt.compile)
     assert all(h is not typing.Any for h in hints.values())
@@ -153,10 +154,11 @@ def test_call_by_position_by_name_and_mixed(two: graphopt.CompiledModule) -> Non
 def test_onnxruntime_style_run(two: graphopt.CompiledModule) -> None:
     x, y = arrays()
     f = two["f"]
-    assert f.input_names == ["x", "y"] and f.output_names == ["out0", "out1"]
+    # Outputs are named after the returned values (%s, %p), as ONNX outputs are.
+    assert f.input_names == ["x", "y"] and f.output_names == ["s", "p"]
     s, p = two.run(None, {"x": x, "y": y})
     np.testing.assert_allclose(s, x + y, rtol=1e-6)
-    (p_only,) = f.run(["out1"], {"y": y, "x": x})
+    (p_only,) = f.run(["p"], {"y": y, "x": x})
     np.testing.assert_allclose(p_only, x * y, rtol=1e-6)
     assert [s.shape for s in f.inputs] == [(2, 3), (3,)]
     assert [str(s.dtype) for s in f.outputs] == ["float32", "float32"]

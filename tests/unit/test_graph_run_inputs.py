@@ -7,6 +7,7 @@ import pytest
 
 from graphopt.runtime.compile import compile as compile_module
 from graphopt.runtime.compile import parse_text
+from graphopt.errors import ArgumentError
 from graphopt.tools.diagnostics import UserError
 from graphopt.tools.graph_run import random_inputs
 
@@ -44,7 +45,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 @pytest.mark.parametrize("level", [7, -1, True, "3"])
 def test_compile_rejects_a_bad_llvm_opt_level(level):
-    with pytest.raises(UserError, match="llvm_opt_level must be 0, 1, 2 or 3"):
+    with pytest.raises(ArgumentError, match="llvm_opt_level must be 0, 1, 2 or 3"):
         compile_module(parse_text(EXP), llvm_opt_level=level)
 
 

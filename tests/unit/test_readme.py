@@ -23,6 +23,24 @@ TOOLS = ("graph-opt", "graph-run", "xdsl-opt", ".venv/bin/graph-run", ".venv/bin
 SKIPPED = ("python3 -m venv", ".venv/bin/lit", "python examples/train_")
 
 
+#: ``NAME=$(...)`` lines of the sh blocks: set once, for the commands after them.
+ASSIGNMENT = re.compile(r"^([A-Z_]+)=(\$\(.*\))$")
+
+
+def assignments() -> dict[str, str]:
+    """The values of the README's ``NAME=$(...)`` lines, run as a shell would."""
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    values: dict[str, str] = {}
+    for lang, body in BLOCKS:
+        for line in body.splitlines() if lang == "sh" else []:
+            m = ASSIGNMENT.match(line.strip().replace(".venv/bin/", ""))
+            if m:
+                out = subprocess.run(f"printf %s {m[2]}", shell=True, cwd=REPO, env=env,
+                                     capture_output=True, text=True, check=True)
+                values[m[1]] = out.stdout
+    return values
+
+
 def commands() -> list[str]:
     found: list[str] = []
     for lang, body in BLOCKS:
@@ -53,8 +71,14 @@ def test_readme_command_runs(line: str) -> None:
     command, comment = split_comment(line)
     command = command.replace(".venv/bin/", "")
     command = re.sub(r"\|\s*dot\b.*$", "> /dev/null", command)  # Graphviz is not a dependency
-    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
-    result = subprocess.run(command, shell=True, cwd=REPO, env=env, capture_output=True, text=True)
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **assignments())
+    before = set(os.listdir(REPO))
+    try:
+        result = subprocess.run(command, shell=True, cwd=REPO, env=env, capture_output=True, text=True)
+    finally:  # the files a command writes (out.mlir, model.o...) do not stay in the checkout
+        for name in set(os.listdir(REPO)) - before:
+            if (REPO / name).is_file():
+                (REPO / name).unlink()
     expected = 1 if "exits 1" in comment else 0
     assert result.returncode == expected, f"{command}\n{result.stderr[-2000:]}"
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
