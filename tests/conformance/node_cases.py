@@ -56,9 +56,6 @@ KNOWN_FAILURES: dict[str, str] = {
     "test_maxpool_with_argmax_2d_precomputed_strides": "MaxPool's Indices output (storage_order=1)",
     "test_pow_types_int64_float32": "Pow of an int64 base (graph.pow is a float op)",
     "test_pow_types_int64_int64": "Pow of an int64 base (graph.pow is a float op)",
-    "test_constantofshape_int_shape_zero": "empty (0-element) constants cannot be lowered",
-    "test_reduce_sum_empty_set_non_reduced_axis_zero": "empty (0-element) constants cannot be lowered",
-    "test_shape_start_greater_than_end": "empty (0-element) constants cannot be lowered",
 }
 
 
