@@ -22,7 +22,7 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -369,6 +369,22 @@ def diagnostics_of(err: BaseException, line_offset: int = 0) -> Diagnostic:
 
 def format_parse_error(err: ParseError) -> str:
     return parse_error_diagnostic(err).format("")
+
+
+def run_tool(tool: str, body: Callable[[], int]) -> int:
+    """A command-line tool's exit status: ``body()``'s, or one diagnostic for
+    whatever it raises (never a traceback); argparse and ``--version`` exit
+    through ``SystemExit``, a closed pipe is not an error, Ctrl-C is 130."""
+    try:
+        return body()
+    except SystemExit as exc:
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except BaseException as err:  # noqa: BLE001 - one diagnostic, never a traceback
+        return report(tool, err)
 
 
 def report(tool: str, err: BaseException, line_offset: int = 0) -> int:

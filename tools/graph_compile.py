@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from graphopt.tools.diagnostics import report
+from graphopt.tools.diagnostics import run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,17 +32,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
+    def body() -> int:
         from graphopt.runtime.aot import compile_library
 
+        args = build_parser().parse_args(argv)
         header = args.header or str(Path(args.output).with_suffix(".h"))
         compile_library(args.input, args.output, header, pipeline=args.passes, opt_level=args.opt_level)
-    except BaseException as err:  # noqa: BLE001 - every failure becomes one diagnostic
-        if isinstance(err, KeyboardInterrupt):
-            return 130
-        return report("graph-compile", err)
-    return 0
+        return 0
+
+    return run_tool("graph-compile", body)
 
 
 if __name__ == "__main__":

@@ -6,11 +6,13 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from collections.abc import Sequence
 
 from graphopt import __version__
-from graphopt.tools.diagnostics import report
+from graphopt.tools.cli import write_output
+from graphopt.tools.diagnostics import run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,27 +36,15 @@ def run(argv: Sequence[str] | None) -> int:
 
     args = build_parser().parse_args(argv)
     module = import_model(args.file, parse_input_shapes(args.input_shape), name=args.entry)
-    out = open(args.output, "w") if args.output else sys.stdout
-    try:
-        Printer(stream=out, print_debuginfo=args.print_debuginfo).print_op(module)
-        out.write("\n")
-    finally:
-        if args.output:
-            out.close()
+    text = io.StringIO()
+    Printer(stream=text, print_debuginfo=args.print_debuginfo).print_op(module)
+    text.write("\n")
+    write_output(args.output, text.getvalue())  # atomic: a failure leaves -o untouched
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return run(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        return 130
-    except BaseException as err:  # noqa: BLE001 - one diagnostic, never a traceback
-        return report("graph-import", err)
+    return run_tool("graph-import", lambda: run(argv))
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ from graphopt.tools.diagnostics import (
     decode_source,
     diagnostics_of,
     parse_diagnostic_line,
-    report,
+    run_tool,
 )
 from graphopt.tools.pass_statistics import PassStatistics
 from graphopt.tools.split_input import Chunk, split_chunks
@@ -511,17 +511,7 @@ class GraphOptMain(xDSLOptMain):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        tool = GraphOptMain(args=argv)
-        return tool.run()
-    except SystemExit as exc:  # argparse, --version
-        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
-    except BrokenPipeError:
-        return 0
-    except BaseException as err:  # noqa: BLE001 - every failure becomes one diagnostic
-        if isinstance(err, KeyboardInterrupt):
-            return 130
-        return report("graph-opt", err)
+    return run_tool("graph-opt", lambda: GraphOptMain(args=argv).run())
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ from graphopt.tools.cli import (
     build_pipeline,
     write_output,
 )
-from graphopt.tools.diagnostics import UserError, report
+from graphopt.tools.diagnostics import UserError, run_tool
 from graphopt.tools.run_check import compare, computes_in_f32, float64_reference
 
 LOWERING_PASSES = ("lower-graph-to-loop", "lower-loop-to-llvm")
@@ -395,19 +395,14 @@ def run(argv: Sequence[str] | None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return run(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0) if not isinstance(exc.code, str) else 1
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        return 130
-    except (InputError, NotImplementedError) as err:
-        # NotImplementedError: an op without reference semantics under --check.
-        return report("graph-run", UserError(str(err)))
-    except BaseException as err:  # noqa: BLE001 - one diagnostic, never a traceback
-        return report("graph-run", err)
+    def body() -> int:
+        try:
+            return run(argv)
+        except (InputError, NotImplementedError) as err:
+            # NotImplementedError: an op without reference semantics under --check.
+            raise UserError(str(err)) from None
+
+    return run_tool("graph-run", body)
 
 
 if __name__ == "__main__":

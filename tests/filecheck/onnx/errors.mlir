@@ -25,6 +25,11 @@
 
 // RUN: not graph-import %t/missing.onnx 2>&1 | filecheck %s --check-prefix=MISSING
 // MISSING: graph-import: error: cannot open '{{.*}}missing.onnx': no such file
+// A failing import leaves an existing -o file as it was.
+// RUN: echo "kept" > %t/kept.mlir
+// RUN: not graph-import %t/missing.onnx -o %t/kept.mlir
+// RUN: filecheck %s --check-prefix=KEPT < %t/kept.mlir
+// KEPT: kept
 
 // A dynamic dimension must be given; a wrong --input-shape is an error too.
 // RUN: %python %S/Inputs/make_model.py dynamic %t/dynamic.onnx
