@@ -45,6 +45,7 @@ from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from graphopt import rules
 from graphopt.dialects.fuse_pattern import FusePattern
 
 # --------------------------------------------------------------------------
@@ -153,12 +154,10 @@ def dense_i64_array(values: Sequence[int]) -> DenseArrayBase:
 
 class GraphCanonicalization(HasCanonicalizationPatternsTrait):
     """Lets xDSL's ``canonicalize`` run the patterns registered for an op class
-    in ``graphopt.transforms.graph_canonicalization`` (plugins add more)."""
+    and its base classes in :data:`graphopt.rules.CANONICALIZATION`."""
 
     def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
-        from graphopt.transforms.graph_canonicalization import patterns_for
-
-        return patterns_for(op)
+        return rules.CANONICALIZATION.lookup_all(op)
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:

@@ -12,18 +12,19 @@ entry-point group ``graphopt.plugins`` (an entry point names the module or its
 * ``registry.add_pass(PassClass)`` -- a new ``ModulePass`` under its ``name``;
 * ``registry.add_pattern_pass(name, patterns)`` -- a pass made of rewrite
   patterns, applied greedily until nothing changes;
-* ``registry.add_canonicalization_pattern(OpClass, pattern)`` -- a pattern
-  xDSL's ``canonicalize`` runs on ``OpClass`` ops;
-* ``registry.add_compute_rule(OpClass, rule)`` -- how ``lower-graph-to-loop``
-  computes an element of ``OpClass``'s result (see ``lowering.compute_rules``);
-* ``registry.add_gradient_rule(OpClass, rule)`` -- how ``autodiff``
-  differentiates ``OpClass`` (see ``transforms.autodiff.rules``).
+* ``registry.add_rule(KIND, OpClass, rule)`` -- how a transformation treats
+  ``OpClass`` ops (and its subclasses), for every kind of
+  :mod:`graphopt.rules`: ``COMPUTE`` and ``LOOP_ORDER`` (``lower-graph-to-loop``),
+  ``GEMM_PLAN`` (the GEMM schedule), ``GRADIENT`` (``autodiff``),
+  ``CANONICALIZATION`` (a pattern ``canonicalize`` runs), ``DECOMPOSITION``
+  (``decompose``), ``SPLAT`` (``fold-constants``), ``FUSION`` (``fuse-ops``).
 
 Plugins are held to the rules of the rest of the compiler:
 
 * a name is never silently replaced: a pass, dialect or op whose name is
   already taken -- by xDSL, by graph-opt or by another plugin -- is refused
-  with a :class:`PluginError` naming both sources;
+  with a :class:`PluginError` naming both sources, and so is a rule for an
+  op class that already has one of that kind (patterns only add up);
 * a plugin that raises, or calls ``sys.exit``, while it is imported or
   registered gives a :class:`PluginError` naming it, and what it registered
   is rolled back;
@@ -58,6 +59,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from graphopt import rules
 from graphopt.errors import PluginError
 from graphopt.plugin_guards import (
     PluginOrigin,
@@ -68,6 +70,7 @@ from graphopt.plugin_guards import (
     guard_pass,
     guard_verifier,
 )
+from graphopt.rules import KINDS, RuleKind
 
 ENTRY_POINT_GROUP = "graphopt.plugins"
 
@@ -115,22 +118,20 @@ class PluginRegistry:
         self.sources[("pass", pass_cls.name)] = plugin.describe()
         self.passes[pass_cls.name] = lambda: pass_cls
 
-    def add_canonicalization_pattern(self, op_class: type, pattern: RewritePattern) -> None:
-        from graphopt.transforms.graph_canonicalization import (
-            register_canonicalization_pattern,
-        )
-
-        register_canonicalization_pattern(op_class, pattern)
-
-    def add_compute_rule(self, op_class: type, rule: Callable) -> None:
-        from graphopt.lowering.compute_rules import register_compute_rule
-
-        register_compute_rule(op_class)(rule)
-
-    def add_gradient_rule(self, op_class: type, rule: Callable) -> None:
-        from graphopt.transforms.autodiff import register_gradient_rule
-
-        register_gradient_rule(op_class, rule)
+    def add_rule(self, kind: RuleKind, op_class: type, rule: object) -> None:
+        """Register ``rule`` as ``op_class``'s rule of ``kind`` (one of
+        :data:`graphopt.rules.KINDS`).  Kinds of one rule per class refuse a
+        class that already has one (from graph-opt or another plugin); a
+        subclass of it may have its own, which then wins for that subclass."""
+        if kind not in KINDS:
+            raise PluginError(f"{self._plugin().describe()} registers a rule of an unknown kind {kind!r}")
+        if not isinstance(op_class, type):
+            raise PluginError(f"{self._plugin().describe()} registers a {kind.name} for {op_class!r}, which is not a class")
+        me = self._plugin().describe()
+        label = getattr(op_class, "name", op_class.__name__)
+        if not kind.several and (owner := kind.owner(op_class)) is not None:
+            raise PluginError(f"{me} registers a {kind.name} for '{label}', which {owner} already defines")
+        kind.add(op_class, rule, me)
 
     def add_pattern_pass(
         self, name: str, patterns: Sequence[RewritePattern], doc: str = ""
@@ -152,11 +153,13 @@ class PluginRegistry:
         if owner is not None:
             raise PluginError(f"{me} registers {kind} '{name}', which {owner} already defines")
 
-    def _snapshot(self) -> tuple[dict, dict, dict]:
-        return dict(self.dialects), dict(self.passes), dict(self.sources)
+    def _snapshot(self) -> tuple[dict, dict, dict, tuple]:
+        return dict(self.dialects), dict(self.passes), dict(self.sources), rules.snapshot()
 
-    def _restore(self, snapshot: tuple[dict, dict, dict]) -> None:
-        self.dialects, self.passes, self.sources = (dict(s) for s in snapshot)
+    def _restore(self, snapshot: tuple[dict, dict, dict, tuple]) -> None:
+        dialects, passes, sources, rule_tables = snapshot
+        self.dialects, self.passes, self.sources = dict(dialects), dict(passes), dict(sources)
+        rules.restore(rule_tables)
 
 
 def pattern_pass(
@@ -235,11 +238,14 @@ def load_plugin(
     if isinstance(spec, ModuleType):
         module = spec
     else:
+        before_import = rules.snapshot()  # rules its module registers on import
         try:
             module = _import_plugin(name)
         except PluginError:
+            rules.restore(before_import)
             raise
         except (Exception, SystemExit) as err:  # the plugin's own code failed
+            rules.restore(before_import)
             raise PluginError(f"plugin '{name}' {_import_failure(err)}") from err
     register = getattr(module, "register", None)
     if not callable(register):

@@ -4,7 +4,9 @@ A compute rule answers "what is element ``indices`` of result ``result_index``
 of this op?" by emitting scalar ``arith``/``math`` code through the
 :class:`KernelEmitter` and asking for operand elements with
 ``emitter.value_at(operand, derived_indices)``.  Rules are registered per op
-class; plugins add rules for their own ops with :func:`register_compute_rule`.
+class in :data:`graphopt.rules.COMPUTE` (looked up along the class hierarchy);
+plugins add rules for their own ops with ``registry.add_rule(COMPUTE, ...)``.
+The built-in rules are here and in ``rules_*``.
 
     @register_compute_rule(MyOp)
     def my_rule(em: KernelEmitter, op: MyOp, result_index: int, idx: list[SSAValue]) -> SSAValue:
@@ -16,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Container, Sequence
-from typing import TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
@@ -25,7 +26,9 @@ from xdsl.dialects.builtin import IntegerType
 from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from graphopt import rules
 from graphopt.dialects import graph
+from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph_base import (
     FLOAT_TYPES,
     AxisNormalizationOp,
@@ -39,49 +42,23 @@ from graphopt.lowering.gemm import tile_value
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError
 
 ComputeRule = Callable[[KernelEmitter, GraphOp, int, list[SSAValue]], SSAValue]
-
-COMPUTE_RULES: dict[type[GraphOp], ComputeRule] = {}
-
-OpT = TypeVar("OpT", bound=GraphOp)
-
-
-def register_compute_rule(*op_classes: type[GraphOp]) -> Callable[[Callable], Callable]:
-    """Register the decorated function as the compute rule of ``op_classes``."""
-
-    def decorate(rule: Callable) -> Callable:
-        for cls in op_classes:
-            COMPUTE_RULES[cls] = rule
-        return rule
-
-    return decorate
-
-
 LoopOrderRule = Callable[[GraphOp, int], list[int]]
 
-LOOP_ORDER_RULES: dict[type[GraphOp], LoopOrderRule] = {}
-"""Preferred loop order (outermost first) of an anchor's output nest, for ops
-whose per-slice statistics should be hoisted: e.g. softmax along axis 0 wants
-that axis innermost so the max and sum are computed once per column."""
+#: ``@register_compute_rule(OpA, OpB)``: the compute rule of those classes
+#: (and of their subclasses without a rule of their own).
+register_compute_rule = rules.COMPUTE.register
 
-
-def register_loop_order(*op_classes: type[GraphOp]) -> Callable[[LoopOrderRule], LoopOrderRule]:
-    def decorate(rule: LoopOrderRule) -> LoopOrderRule:
-        for cls in op_classes:
-            LOOP_ORDER_RULES[cls] = rule
-        return rule
-
-    return decorate
+#: ``@register_loop_order(OpA)``: the loop order an anchor's output nest prefers.
+register_loop_order = rules.LOOP_ORDER.register
 
 
 def preferred_loop_order(root: SSAValue, inputs: Container[SSAValue] = ()) -> list[int] | None:
     """The loop order the anchor under ``root`` asks for, looking through an
     elementwise epilogue of the same shape, but not past the kernel's
     ``inputs``; ``None`` keeps row-major order."""
-    from graphopt.dialects.fuse_pattern import FusePattern
-
     value = root
     while value not in inputs and isinstance(op := value.owner, GraphOp):
-        if (rule := LOOP_ORDER_RULES.get(type(op))) is not None:
+        if (rule := rules.LOOP_ORDER.lookup(op)) is not None:
             return rule(op, op.results.index(value))
         if op.fuse_pattern > FusePattern.BROADCAST:
             return None
@@ -94,13 +71,6 @@ def preferred_loop_order(root: SSAValue, inputs: Container[SSAValue] = ()) -> li
 
 def axis_innermost(rank: int, axis: int) -> list[int]:
     return [d for d in range(rank) if d != axis] + [axis]
-
-
-def compute_rule_for(op: GraphOp) -> ComputeRule:
-    for cls in type(op).__mro__:
-        if cls in COMPUTE_RULES:
-            return COMPUTE_RULES[cls]  # type: ignore[index]
-    raise LoweringError(f"{op.name}: no compute rule to lower this op to loops")
 
 
 def elem_type(value: SSAValue) -> Attribute:
@@ -501,7 +471,3 @@ def _reshape(em: KernelEmitter, op: graph.ReshapeOp, _: int, idx: list[SSAValue]
     return em.value_at(op.input, in_idx)
 
 
-
-
-# The rules of the rest of the op set register themselves on import.
-from graphopt.lowering import rules_grad, rules_math, rules_nn, rules_tensor  # noqa: E402,F401

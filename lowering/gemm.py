@@ -1,7 +1,8 @@
 """GEMM schedule: register-tiled FMA micro-kernels for f32 matmul kernels.
 
 The schedule decision (:func:`plan_gemm`) picks this path for a kernel whose
-single output is a large enough f32 ``graph.matmul``, possibly under a fused
+single output is a large enough f32 anchor with a GEMM schedule rule
+(:data:`graphopt.rules.GEMM_PLAN`: ``graph.matmul``, a 1x1 ``graph.conv2d``), possibly under a fused
 elementwise epilogue (bias add, relu, ...), when both matmul operands are
 kernel buffers.  The kernel is then emitted as
 
@@ -37,6 +38,7 @@ from xdsl.dialects import memref, vector
 from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr, VectorType, f32
 from xdsl.ir import SSAValue
 
+from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph_base import GraphOp, tensor_of
@@ -84,7 +86,7 @@ def find_matmul(root: SSAValue) -> GraphOp | None:
     the same shape (the way the epilogue reads the anchor)."""
     value = root
     while isinstance(op := value.owner, GraphOp):
-        if isinstance(op, graph.MatmulOp | graph.Conv2dOp):
+        if rules.GEMM_PLAN.lookup(op) is not None:
             return op
         if op.fuse_pattern > FusePattern.BROADCAST:
             return None
@@ -105,10 +107,7 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     mm = find_matmul(roots[0])
     if mm is None:
         return None
-    if isinstance(mm, graph.Conv2dOp):
-        plan = _pointwise_conv_plan(mm)
-    else:
-        plan = _matmul_plan(mm, constants)
+    plan = rules.GEMM_PLAN.lookup(mm)(mm, constants)  # type: ignore[misc]
     if plan is None or any(tensor_of(v).element_type != f32 for v in (plan.a, plan.b, mm.results[0])):
         return None
     if not all(isinstance(sources.get(v), SSAValue) for v in (plan.a, plan.b)):
@@ -125,6 +124,12 @@ def _batch_idx(em: KernelEmitter, shape, batch) -> list[SSAValue]:
     return [em.index(0) if d == 1 else batch[off + t] for t, d in enumerate(dims)]
 
 
+#: ``@register_gemm_plan(OpClass)``: ``rule(op, constants) -> GemmPlan | None``,
+#: how an anchor of that class maps onto the micro-kernel's ``C = A . B``.
+register_gemm_plan = rules.GEMM_PLAN.register
+
+
+@register_gemm_plan(graph.MatmulOp)
 def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
     a_shape, b_shape = tensor_of(mm.lhs).get_shape(), tensor_of(mm.rhs).get_shape()
     out_shape = tensor_of(mm.result).get_shape()
@@ -139,7 +144,8 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
     )  # fmt: skip
 
 
-def _pointwise_conv_plan(conv: graph.Conv2dOp) -> GemmPlan | None:
+@register_gemm_plan(graph.Conv2dOp)
+def _pointwise_conv_plan(conv: graph.Conv2dOp, constants: dict) -> GemmPlan | None:
     """A 1x1 conv, stride 1, no padding, one group, is per image the GEMM
     ``out[n][O, H*W] = w[O, C] @ x[n][C, H*W]``: B is the image itself, whose
     ``H*W`` pixels of one channel are contiguous (a vector may run from one

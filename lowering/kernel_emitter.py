@@ -53,7 +53,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
-from graphopt import errors
+from graphopt import errors, rules
 from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
 
 
@@ -254,9 +254,9 @@ class KernelEmitter:
         op = value.owner
         if not isinstance(op, GraphOp):
             raise LoweringError(f"cannot compute {value} inside a kernel")
-        from graphopt.lowering.compute_rules import compute_rule_for
-
-        rule = compute_rule_for(op)
+        rule = rules.COMPUTE.lookup(op)
+        if rule is None:
+            raise LoweringError(f"{op.name}: no compute rule to lower this op to loops")
         assert isinstance(value.type, TensorType)
         self._depth += 1
         try:

@@ -7,10 +7,12 @@ from typing import IO
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from graphopt.transforms.pass_statistics import StatisticsPass
+
 
 class PassStatistics:
     """Ops before/after each pass, erased and created (by identity), and the
-    counters a pass leaves in its ``statistics`` attribute."""
+    counters of a :class:`StatisticsPass`."""
 
     def __init__(self) -> None:
         self.rows: list[tuple[str, int, int, int, int, float, str]] = []
@@ -28,7 +30,7 @@ class PassStatistics:
         now = self._ops(module)
         erased = sum(1 for k in self._before if k not in now)
         created = sum(1 for k in now if k not in self._before)
-        counters = getattr(done, "statistics", None) or {}
+        counters = done.statistics if isinstance(done, StatisticsPass) else {}
         extra = " ".join(f"{k}={v}" for k, v in counters.items())
         self.rows.append((done.name, len(self._before), len(now), erased, created, seconds, extra))
         self._before = {}

@@ -247,3 +247,6 @@ def register_builtin_patterns() -> None:
     reg(graph.DropoutOp, InferenceDropout())
     reg(graph.ZerosLikeOp, LikeToSplat(0))
     reg(graph.OnesLikeOp, LikeToSplat(1))
+
+
+register_builtin_patterns()

@@ -26,8 +26,8 @@ Trade-offs -- why ``-O3`` decomposes only ``batch_norm``:
   the ``approximate`` flag).  Stays elementwise, so fusion is unchanged; it
   only lengthens the kernel and rounds a few more times (~1e-7 relative in f32).
 
-:data:`DECOMPOSITIONS` maps an op class to its rewrite; plugins add entries
-with :func:`register_decomposition`.  The ``ops`` option names ops the way
+:data:`graphopt.rules.DECOMPOSITION` maps an op class to its rewrite, applied
+as a rewrite pattern; plugins add entries with ``registry.add_rule``.  The ``ops`` option names ops the way
 the user writes them (``softmax``, or ``toy.square`` for an op outside the
 graph dialect); :func:`resolve_ops` maps those names to classes once, when
 the pass is built.
@@ -42,11 +42,14 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.rewriter import InsertPoint
 
+from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph_base import GraphOp, tensor, tensor_of
+from graphopt.transforms.levels import GRAPH, require_level
+from graphopt.transforms.pass_statistics import StatisticsPass
 
 #: ``BatchNormOp`` is per channel of axis 1 (``N x C x ...``).
 BATCH_NORM_CHANNEL_AXIS = 1
@@ -141,18 +144,15 @@ def decompose_gelu(op: Operation, em: Emitter) -> SSAValue | None:
 
 Decomposition = Callable[[Operation, Emitter], SSAValue | None]
 
-#: Op class -> its decomposition (returns None to leave an op alone).
-DECOMPOSITIONS: dict[type[Operation], Decomposition] = {
-    graph.SoftmaxOp: decompose_softmax,
-    graph.LogSoftmaxOp: decompose_log_softmax,
-    graph.LayerNormOp: decompose_layer_norm,
-    graph.BatchNormOp: decompose_batch_norm,
-    graph.GeluOp: decompose_gelu,
-}
+#: ``register_decomposition(OpClass, rule)``: how ``decompose`` rewrites
+#: ``OpClass`` ops (the rule returns None to leave an op alone).
+register_decomposition = rules.DECOMPOSITION.register
 
-
-def register_decomposition(op_class: type[Operation], rule: Decomposition) -> None:
-    DECOMPOSITIONS[op_class] = rule
+register_decomposition(graph.SoftmaxOp, decompose_softmax)
+register_decomposition(graph.LogSoftmaxOp, decompose_log_softmax)
+register_decomposition(graph.LayerNormOp, decompose_layer_norm)
+register_decomposition(graph.BatchNormOp, decompose_batch_norm)
+register_decomposition(graph.GeluOp, decompose_gelu)
 
 
 def option_name(op_class: type[Operation]) -> str:
@@ -162,7 +162,7 @@ def option_name(op_class: type[Operation]) -> str:
 
 def resolve_ops(names: Iterable[str]) -> tuple[type[Operation], ...]:
     """The op classes the user's ``ops=`` names denote (parsed once, here)."""
-    table = {option_name(cls): cls for cls in DECOMPOSITIONS}
+    table = {option_name(cls): cls for cls in rules.DECOMPOSITION}
     classes: list[type[Operation]] = []
     for name in names:
         cls = table.get(name)
@@ -174,6 +174,32 @@ def resolve_ops(names: Iterable[str]) -> tuple[type[Operation], ...]:
     return tuple(classes)
 
 
+@dataclass(eq=False)
+class DecomposeOp(RewritePattern):
+    """Rewrite an op whose decomposition is registered on one of ``classes``."""
+
+    classes: frozenset[type[Operation]]
+    count: int = 0
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        found = rules.DECOMPOSITION.lookup_with_class(op)
+        if found is None or found[0] not in self.classes or not isinstance(op, GraphOp):
+            return
+        if not all(isinstance(r.type, TensorType) for r in op.results):
+            return
+        em = Emitter(op)
+        value = found[1](op, em)
+        if value is None:
+            return
+        for new in em.ops:
+            new.location = op.location
+        # Inserted apart from ``replace`` so that only the result takes the
+        # op's name hint, not every intermediate.
+        rewriter.insert_op(em.ops, InsertPoint.before(op))
+        rewriter.replace(op, [], [value])
+        self.count += 1
+
+
 def decompose(module: Operation, ops: Iterable[str | type[Operation]]) -> int:
     """Rewrite the selected composites of ``module``; return how many.
 
@@ -182,58 +208,37 @@ def decompose(module: Operation, ops: Iterable[str | type[Operation]]) -> int:
     ops = list(ops)
     classes = [o for o in ops if isinstance(o, type)]
     classes += resolve_ops(o for o in ops if isinstance(o, str))
-    selected = {cls: DECOMPOSITIONS[cls] for cls in classes}
-    count = 0
-    for op in list(module.walk()):
-        rule = selected.get(type(op))
-        if rule is None or not isinstance(op, GraphOp) or op.parent is None:
-            continue
-        if not all(isinstance(r.type, TensorType) for r in op.results):
-            continue
-        em = Emitter(op)
-        value = rule(op, em)
-        if value is None:
-            continue
-        for new in em.ops:
-            new.location = op.location
-        Rewriter.insert_op(em.ops, InsertPoint.before(op))
-        if op.results[0].name_hint and not value.name_hint:
-            value.name_hint = op.results[0].name_hint
-        op.results[0].replace_all_uses_with(value)
-        Rewriter.erase_op(op)
-        count += 1
-    return count
+    pattern = DecomposeOp(frozenset(classes))
+    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
+    return pattern.count
 
 
 @dataclass(frozen=True)
-class DecomposePass(ModulePass):
+class DecomposePass(StatisticsPass):
     """Composite ops -> primitives (see the module docstring for the trade-offs)."""
 
     name = "decompose"
 
-    ops: tuple[str, ...] = field(default=tuple(option_name(c) for c in DECOMPOSITIONS))
+    ops: tuple[str, ...] = field(default=tuple(option_name(c) for c in rules.DECOMPOSITION))
 
     def __post_init__(self) -> None:
         ops = (self.ops,) if isinstance(self.ops, str) else tuple(self.ops)
-        object.__setattr__(self, "ops", ops)
-        object.__setattr__(self, "_classes", resolve_ops(ops))
+        object.__setattr__(self, "ops", ops)  # the spec parser may give one str
+        resolve_ops(ops)  # an unknown name fails when the pass is built
 
     @property
     def op_classes(self) -> tuple[type[Operation], ...]:
         """The op classes ``ops`` names."""
-        return self._classes  # type: ignore[attr-defined]
+        return resolve_ops(self.ops)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import GRAPH, require_level
-
         require_level(op, self.name, GRAPH)
-        n = decompose(op, self.op_classes)
-        object.__setattr__(self, "statistics", {"decomposed": n})
+        self.record(decomposed=decompose(op, self.op_classes))
 
 
 __all__ = [
-    "DECOMPOSITIONS",
     "DecomposePass",
+    "DecomposeOp",
     "decompose",
     "option_name",
     "register_decomposition",

@@ -13,6 +13,9 @@ constant is made).  Applies when:
   axis 1 = the last one = the columns of the weights);
 * the weights and all four batch_norm parameters are ``graph.constant``;
 * the producer's result has no other use (otherwise both versions would run).
+
+A rewrite pattern (:class:`FoldBatchNorm`); the replaced producer and its
+constants are left to ``dce`` (``-O3`` runs ``canonicalize`` and ``dce`` later).
 """
 
 from __future__ import annotations
@@ -23,12 +26,19 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 
 from graphopt.dialects import graph
 from graphopt.dialects.graph_base import numpy_dtype, tensor_of
 from graphopt.transforms.decompose import BATCH_NORM_CHANNEL_AXIS
+from graphopt.transforms.levels import GRAPH, require_level
+from graphopt.transforms.pass_statistics import StatisticsPass
 
 
 def _const_array(value: SSAValue) -> np.ndarray | None:
@@ -71,7 +81,7 @@ def _with_weights(producer: Operation, weights: SSAValue) -> Operation:
     return new
 
 
-def _fold_one(bn: graph.BatchNormOp) -> bool:
+def _fold_one(bn: graph.BatchNormOp, rewriter: PatternRewriter) -> bool:
     x = bn.input
     params = [bn.scale, bn.bias, bn.mean, bn.var]
     producer = x.owner
@@ -104,40 +114,41 @@ def _fold_one(bn: graph.BatchNormOp) -> bool:
     new_ops: list[Operation] = [w_const, new_producer, b_const, add]
     for op in new_ops:
         op.location = bn.location
-    Rewriter.insert_op(new_ops, InsertPoint.before(bn))
-    if bn.result.name_hint:
-        add.result.name_hint = bn.result.name_hint
-    bn.result.replace_all_uses_with(add.result)
-    dead = [producer, weights.owner, *(p.owner for p in params)]
-    Rewriter.erase_op(bn)
-    for op in dead:
-        if isinstance(op, Operation) and op.parent is not None and all(not r.uses for r in op.results):
-            if isinstance(op, graph.ConstantOp) or op is producer:
-                Rewriter.erase_op(op)
+    # Inserted apart from ``replace`` so that only the add takes the name hint.
+    rewriter.insert_op(new_ops, InsertPoint.before(bn))
+    rewriter.replace(bn, [], [add.result])
     return True
+
+
+@dataclass(eq=False)
+class FoldBatchNorm(RewritePattern):
+    """conv2d/matmul + constant batch_norm -> rescaled weights and a bias
+    add; the old producer and constants are left to ``dce``."""
+
+    count: int = 0
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.BatchNormOp, rewriter: PatternRewriter, /) -> None:
+        if _fold_one(op, rewriter):
+            self.count += 1
 
 
 def fold_batch_norm(module: Operation) -> int:
     """Fold every foldable batch_norm of ``module``; return how many."""
-    count = 0
-    for op in list(module.walk()):
-        if isinstance(op, graph.BatchNormOp) and op.parent is not None and _fold_one(op):
-            count += 1
-    return count
+    pattern = FoldBatchNorm()
+    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
+    return pattern.count
 
 
 @dataclass(frozen=True)
-class FoldBatchNormPass(ModulePass):
+class FoldBatchNormPass(StatisticsPass):
     """conv2d/matmul + inference batch_norm -> rescaled weights + bias add."""
 
     name = "fold-batch-norm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import GRAPH, require_level
-
         require_level(op, self.name, GRAPH)
-        n = fold_batch_norm(op)
-        object.__setattr__(self, "statistics", {"folded": n})
+        self.record(folded=fold_batch_norm(op))
 
 
-__all__ = ["FoldBatchNormPass", "fold_batch_norm"]
+__all__ = ["FoldBatchNorm", "FoldBatchNormPass", "fold_batch_norm"]

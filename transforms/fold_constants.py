@@ -17,15 +17,18 @@ Splats never materialise: when every operand is a splat and the op is
 elementwise or broadcasting, it is evaluated on one-element arrays; the op
 classes of :data:`SPLAT_PRESERVING` only move or select elements (transpose,
 reshape, broadcast_to, slice, reduce_max...) and pass a splat through; the
-rules of :data:`SPLAT_RULES` cover ops whose answer depends on a property: a
+splat rules (:data:`graphopt.rules.SPLAT`) cover ops whose answer depends on a property: a
 ``graph.fill`` becomes a splat directly, a ``graph.pad`` of a splat by the same
 value stays one.  A fill of a million elements therefore costs one scalar, in
 the IR and at compile time.
 
-The pass records how many ops it folded in ``statistics`` (shown by
-``graph-opt --pass-statistics``).  Plugins mark their own op classes with
-:func:`never_fold`, add them to :data:`SPLAT_PRESERVING`, or give them a splat
-rule with :func:`register_splat_rule`; all three are keyed by op class.
+Each fold is a rewrite pattern (:class:`FoldConstant`) applied by xDSL's
+walker; producers left without uses stay for ``dce`` (the pipelines run
+``canonicalize`` and ``dce`` after this pass).  The pass records how many ops
+it folded in ``statistics`` (shown by ``graph-opt --pass-statistics``).
+Plugins mark their own op classes with :func:`never_fold`, add them to
+:data:`SPLAT_PRESERVING`, or give them a splat rule with
+``registry.add_rule(SPLAT, OpClass, rule)``.
 """
 
 from __future__ import annotations
@@ -38,13 +41,15 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.traits import Pure
 
+from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
+from graphopt.transforms.levels import GRAPH, require_level
+from graphopt.transforms.pass_statistics import StatisticsPass
 
 Scalar = float | int | bool
 #: rule(op, splat operand values) -> the splat value of the op's single result,
@@ -69,9 +74,6 @@ SPLAT_PRESERVING: set[type[Operation]] = {
     graph.ReduceMinOp,
 }
 
-#: Op class -> splat rule, for ops whose splat result needs the op's properties.
-SPLAT_RULES: dict[type[Operation], SplatRule] = {}
-
 
 def never_fold(op_class: type[Operation]) -> type[Operation]:
     """Class decorator (or plain call): never fold ``op_class`` ops."""
@@ -79,17 +81,19 @@ def never_fold(op_class: type[Operation]) -> type[Operation]:
     return op_class
 
 
-def register_splat_rule(op_class: type[Operation], rule: SplatRule) -> None:
-    SPLAT_RULES[op_class] = rule
+def _never_folded(op: Operation) -> bool:
+    """The op's class is marked never to be folded (a fact about the op)."""
+    return isinstance(op, tuple(NEVER_FOLD))
 
 
-def _splat_rule_for(op: Operation) -> SplatRule | None:
-    """The rule of ``op``'s class, or of its nearest base class that has one."""
-    for cls in type(op).__mro__:
-        rule = SPLAT_RULES.get(cls)
-        if rule is not None:
-            return rule
-    return None
+def _preserves_splat(op: Operation) -> bool:
+    """The op passes a splat operand through (a fact about the op)."""
+    return isinstance(op, tuple(SPLAT_PRESERVING))
+
+
+#: ``register_splat_rule(OpClass, rule)``: the splat result of ``OpClass``
+#: ops over splat operands, for ops whose answer needs their properties.
+register_splat_rule = rules.SPLAT.register
 
 
 def _fill_rule(op: Operation, splats: Sequence[Scalar]) -> Scalar | None:
@@ -121,7 +125,7 @@ def is_never_fold(op: Operation) -> bool:
     """Random ops, copies and anything else whose identity matters."""
     if not op.has_trait(Pure):
         return True
-    return isinstance(op, tuple(NEVER_FOLD))
+    return _never_folded(op)
 
 
 def splat_value(value: SSAValue) -> Scalar | None:
@@ -151,13 +155,12 @@ def _count(t: TensorType) -> int:
 
 def _splat_results(op: GraphOp, splats: list[Scalar]) -> list[Scalar] | None:
     """Fold ``op`` over splat operands without materialising them."""
-    rule = _splat_rule_for(op)
+    rule = rules.SPLAT.lookup(op)
     if rule is not None and len(op.results) == 1:
         value = rule(op, splats)
         if value is not None:
             return [value]
-    preserving = isinstance(op, tuple(SPLAT_PRESERVING))
-    if preserving and len(splats) == 1 and len(op.results) == 1:
+    if _preserves_splat(op) and len(splats) == 1 and len(op.results) == 1:
         if tensor_of(op.results[0]).element_type == tensor_of(op.operands[0]).element_type:
             return [splats[0]]
     if not splats or op.fuse_pattern not in (FusePattern.ELEMWISE, FusePattern.BROADCAST):
@@ -215,35 +218,35 @@ def fold_op(op: GraphOp, max_elements: int) -> list[Operation] | None:
     return folded
 
 
-def fold_constants(module: Operation, max_elements: int = 1 << 20) -> int:
-    """Fold every foldable op of ``module`` in place; return how many were folded."""
-    folded = 0
-    for op in list(module.walk()):
-        if not isinstance(op, GraphOp) or op.parent is None:
-            continue
-        new_ops = fold_op(op, max_elements)
+@dataclass(eq=False)
+class FoldConstant(RewritePattern):
+    """Replace a graph op whose operands are all constants by the constants
+    of its results; the producers left without uses are ``dce``'s."""
+
+    max_elements: int = 1 << 20
+    count: int = 0
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, GraphOp):
+            return
+        new_ops = fold_op(op, self.max_elements)
         if new_ops is None:
-            continue
-        operand_owners = {v.owner for v in op.operands}
+            return
         for new in new_ops:
             new.location = op.location
-        Rewriter.insert_op(new_ops, InsertPoint.before(op))
-        for old, new in zip(op.results, new_ops):
-            if old.name_hint:
-                new.results[0].name_hint = old.name_hint
-            old.replace_all_uses_with(new.results[0])
-        Rewriter.erase_op(op)
-        for owner in operand_owners:
-            if isinstance(owner, Operation) and owner.parent is not None and all(
-                not r.uses for r in owner.results
-            ):
-                Rewriter.erase_op(owner)
-        folded += 1
-    return folded
+        rewriter.replace(op, new_ops, [new.results[0] for new in new_ops])
+        self.count += 1
+
+
+def fold_constants(module: Operation, max_elements: int = 1 << 20) -> int:
+    """Fold every foldable op of ``module`` in place; return how many were folded."""
+    pattern = FoldConstant(max_elements)
+    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
+    return pattern.count
 
 
 @dataclass(frozen=True)
-class FoldConstantsPass(ModulePass):
+class FoldConstantsPass(StatisticsPass):
     """Evaluate all-constant ops at compile time (see the module docstring)."""
 
     name = "fold-constants"
@@ -251,18 +254,15 @@ class FoldConstantsPass(ModulePass):
     max_elements: int = 1 << 20
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import GRAPH, require_level
-
         require_level(op, self.name, GRAPH)
-        n = fold_constants(op, self.max_elements)
-        object.__setattr__(self, "statistics", {"folded": n})
+        self.record(folded=fold_constants(op, self.max_elements))
 
 
 __all__ = [
+    "FoldConstant",
     "FoldConstantsPass",
     "NEVER_FOLD",
     "SPLAT_PRESERVING",
-    "SPLAT_RULES",
     "fold_constants",
     "fold_op",
     "is_never_fold",

@@ -34,6 +34,7 @@ from xdsl.traits import Pure
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
 from graphopt.plugins import PluginRegistry
+from graphopt.rules import COMPUTE, GRADIENT
 
 
 @irdl_op_definition
@@ -79,5 +80,5 @@ def square_gradient_rule(ctx, op: SquareOp, grads: Sequence[SSAValue | None]) ->
 
 def register(registry: PluginRegistry) -> None:
     registry.add_dialect(Toy)
-    registry.add_compute_rule(SquareOp, square_compute_rule)
-    registry.add_gradient_rule(SquareOp, square_gradient_rule)
+    registry.add_rule(COMPUTE, SquareOp, square_compute_rule)
+    registry.add_rule(GRADIENT, SquareOp, square_gradient_rule)

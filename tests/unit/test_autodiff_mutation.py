@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from graphopt.dialects import graph
-from graphopt.transforms.autodiff import GRADIENT_RULES
+from graphopt.rules import GRADIENT
 from graphopt.transforms.autodiff.gradcheck import GradientMismatch, build_module, check_vjp
 
 RNG = np.random.default_rng(11)
@@ -20,12 +20,12 @@ RNG = np.random.default_rng(11)
 
 @contextmanager
 def swapped_rule(op_class, rule):
-    saved = GRADIENT_RULES[op_class]
-    GRADIENT_RULES[op_class] = rule
+    saved = GRADIENT.snapshot()
+    GRADIENT.register(op_class, rule)
     try:
         yield
     finally:
-        GRADIENT_RULES[op_class] = saved
+        GRADIENT.restore(saved)
 
 
 def tanh_bug(ctx, op, grads):

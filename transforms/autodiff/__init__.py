@@ -18,7 +18,6 @@ from graphopt.transforms.autodiff.autodiff_pass import (
 )
 from graphopt.transforms.autodiff.reverse import differentiate, resolve_wrt
 from graphopt.transforms.autodiff.rules import (
-    GRADIENT_RULES,
     GradContext,
     GradientError,
     gradient_rule_for,
@@ -28,7 +27,6 @@ from graphopt.transforms.autodiff.rules import (
 from graphopt.transforms.autodiff.training import training_step
 
 __all__ = [
-    "GRADIENT_RULES",
     "AutodiffPass",
     "GradContext",
     "GradientError",

@@ -15,8 +15,9 @@ goes through the normal pipeline.
 
 A rule is only called when at least one of its results has a gradient;
 ``ctx.needs(i)`` says whether operand ``i`` needs one at all (rules may skip
-work for the others).  Plugins register rules for their own ops with
-:func:`register_gradient_rule` (the same function, called directly).
+work for the others).  The rules live in :data:`graphopt.rules.GRADIENT`,
+looked up along the op's class hierarchy; plugins add theirs with
+``registry.add_rule(GRADIENT, OpClass, rule)``.
 """
 
 from __future__ import annotations
@@ -29,41 +30,19 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
+from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph_base import FLOAT_TYPES, shape_str, tensor, tensor_of
 
 GradientRule = Callable[["GradContext", Any, Sequence[SSAValue | None]], Sequence[SSAValue | None]]
 
-GRADIENT_RULES: dict[type[Operation], GradientRule] = {}
-
-
 class GradientError(DiagnosticException):
     """Differentiation is impossible (no rule, bad option); one diagnostic, no traceback."""
 
 
-def register_gradient_rule(
-    *op_classes: type[Operation], rule: GradientRule | None = None
-) -> Callable[[GradientRule], GradientRule]:
-    """Register a gradient rule for ``op_classes``.
-
-    As a decorator, ``@register_gradient_rule(OpA, OpB)``; directly,
-    ``register_gradient_rule(OpA, rule)`` (a trailing callable that is not an
-    op class is taken as the rule).
-    """
-    classes = list(op_classes)
-    if rule is None and classes and not isinstance(classes[-1], type):
-        rule = classes.pop()  # type: ignore[assignment]
-
-    def decorate(fn: GradientRule) -> GradientRule:
-        for cls in classes:
-            GRADIENT_RULES[cls] = fn
-        return fn
-
-    if rule is not None:
-        decorate(rule)
-        return lambda fn: fn
-    return decorate
-
+#: ``@register_gradient_rule(OpA, OpB)`` or ``register_gradient_rule(OpA, rule)``:
+#: the gradient rule of those classes (and of their subclasses without one).
+register_gradient_rule = rules.GRADIENT.register
 
 def _no_gradient(ctx: GradContext, op: Operation, grads: Sequence[SSAValue | None]) -> list[None]:
     return [None] * len(op.operands)
@@ -72,14 +51,11 @@ def _no_gradient(ctx: GradContext, op: Operation, grads: Sequence[SSAValue | Non
 def register_non_differentiable(*op_classes: type[Operation]) -> None:
     """Ops whose results do not depend differentiably on their operands
     (argmax, comparisons, ``zeros_like``...): their operands get no gradient."""
-    register_gradient_rule(*op_classes, rule=_no_gradient)
+    register_gradient_rule(*op_classes, _no_gradient)
 
 
 def gradient_rule_for(op: Operation) -> GradientRule | None:
-    for cls in type(op).__mro__:
-        if cls in GRADIENT_RULES:
-            return GRADIENT_RULES[cls]
-    return None
+    return rules.GRADIENT.lookup(op)
 
 
 def is_float(value: SSAValue | Attribute) -> bool:

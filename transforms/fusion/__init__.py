@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
 
 from graphopt.transforms.fusion.build_groups import build_group
 from graphopt.transforms.fusion.graph_index import IndexedGraph
 from graphopt.transforms.fusion.partition import Partition, partition
 from graphopt.transforms.fusion.remarks import emit_remarks
 from graphopt.transforms.fusion.summary import FusionSummary, summarize
+from graphopt.transforms.levels import GRAPH, require_level
+from graphopt.transforms.pass_statistics import StatisticsPass
 
 
 def fuse_function(
@@ -48,7 +49,7 @@ def fuse_function(
 
 
 @dataclass(frozen=True)
-class FuseOpsPass(ModulePass):
+class FuseOpsPass(StatisticsPass):
     """Fuse graph ops into ``fused.group`` kernels (see the module docstring)."""
 
     name = "fuse-ops"
@@ -65,8 +66,6 @@ class FuseOpsPass(ModulePass):
             raise ValueError(f"fuse-ops: max-inputs must be >= 0 (0 = no limit), got {self.max_inputs}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import GRAPH, require_level
-
         require_level(op, self.name, GRAPH)
         fused = groups = 0
         for fn in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
@@ -77,7 +76,7 @@ class FuseOpsPass(ModulePass):
             fused += sum(g.ops for g in summary.groups)
             if self.summary:
                 print(summary.format(), file=sys.stderr)
-        object.__setattr__(self, "statistics", {"groups": groups, "ops-fused": fused})
+        self.record(groups=groups, ops_fused=fused)
 
 
 __all__ = ["FuseOpsPass", "fuse_function"]

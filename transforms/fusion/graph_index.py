@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
+from graphopt import rules
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph_base import GraphOp
@@ -65,6 +66,10 @@ class Node:
 
 
 def op_pattern(op: Operation) -> FusePattern:
+    """The fusion rule of ``op``'s class (:data:`graphopt.rules.FUSION`), else
+    its own fuse pattern; an op of another dialect is opaque."""
+    if (rule := rules.FUSION.lookup(op)) is not None:
+        return rule(op)
     return op.fuse_pattern if isinstance(op, GraphOp) else FusePattern.OPAQUE
 
 

@@ -26,40 +26,34 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.fused import GroupOp, YieldOp
+from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph_fill import OnesLikeOp, ZerosLikeOp
 
 
-def _ignoring_classes() -> tuple[type, ...]:
-    """Ops that read only their operand's shape (NNVM's FIgnoreInputs)."""
-    try:
-        from graphopt.dialects.graph_fill import OnesLikeOp, ZerosLikeOp
-    except ImportError:  # pragma: no cover - the op set is optional
-        return ()
-    return (ZerosLikeOp, OnesLikeOp)
+def _ignores_operand_values(op: Operation) -> bool:
+    """``op`` reads only its operands' shapes (NNVM's FIgnoreInputs; a fact about the op)."""
+    return isinstance(op, (ZerosLikeOp, OnesLikeOp))
 
 
 def _arg_ignored(arg: SSAValue) -> bool:
-    ignoring = _ignoring_classes()
-    return bool(arg.uses) and all(isinstance(u.operation, ignoring) for u in arg.uses)
+    return bool(arg.uses) and all(_ignores_operand_values(u.operation) for u in arg.uses)
 
 
 def ignored_operands(op: Operation) -> set[int]:
     """Operand positions whose values ``op``'s kernel never loads."""
-    from graphopt.dialects.fused import GroupOp
-
     if isinstance(op, GroupOp):
         return {i for i, a in enumerate(op.body.block.args) if _arg_ignored(a)}
-    if isinstance(op, _ignoring_classes()):
+    if _ignores_operand_values(op):
         return set(range(len(op.operands)))
     return set()
 
 
 def reads_at_output_index(op: Operation, operand_index: int) -> bool:
     """``op`` reads operand ``operand_index`` only at its own output index."""
-    from graphopt.dialects.graph_base import GraphOp
-
     if not isinstance(op, GraphOp) or len(op.results) != 1:
         return False
-    if isinstance(op, _ignoring_classes()):
+    if _ignores_operand_values(op):
         return True
     if op.fuse_pattern > FusePattern.BROADCAST:
         return False
@@ -82,9 +76,6 @@ def _computed_results(op: Operation) -> list[int]:
 
 def epilogue_pairs(op: Operation) -> list[tuple[Hashable, Hashable]]:
     """(input value, output value) pairs whose storage the kernel may share."""
-    from graphopt.dialects.fused import GroupOp
-    from graphopt.dialects.graph_base import GraphOp
-
     live = _computed_results(op)
     if len(live) != 1:
         return []
@@ -115,8 +106,6 @@ def epilogue_pairs(op: Operation) -> list[tuple[Hashable, Hashable]]:
 def _aligned_values(group, result_index: int) -> set[SSAValue]:
     """Values in ``group``'s body read only at the output index of its
     ``result_index``-th yielded value (and having its shape)."""
-    from graphopt.dialects.fused import YieldOp
-
     body = group.body.block
     root = group.yield_op.values[result_index]
     assert isinstance(root.type, TensorType)
@@ -133,7 +122,7 @@ def _aligned_values(group, result_index: int) -> set[SSAValue]:
                     if group.results[use.index].uses:
                         return False  # another computed output reads it
                 continue
-            if isinstance(user, _ignoring_classes()):
+            if _ignores_operand_values(user):
                 continue  # reads only the shape
             if not reads_at_output_index(user, use.index):
                 return False
@@ -154,8 +143,6 @@ def _aligned_values(group, result_index: int) -> set[SSAValue]:
 def nnvm_pairs(op: Operation) -> list[tuple[Hashable, Hashable]]:
     """The pairs NNVM's ``FInplaceOption`` declares: bare elementwise ops
     (and broadcasting ops on equal shapes).  A fused kernel declares none."""
-    from graphopt.dialects.fused import GroupOp
-
     if isinstance(op, GroupOp):
         return []
     return epilogue_pairs(op)
