@@ -195,7 +195,7 @@ class DecomposeOp(RewritePattern):
             new.location = op.location
         # Inserted apart from ``replace`` so that only the result takes the
         # op's name hint, not every intermediate.
-        rewriter.insert_op(em.ops, InsertPoint.before(op))
+        rewriter.insert(em.ops, InsertPoint.before(op))
         rewriter.replace(op, [], [value])
         self.count += 1
 

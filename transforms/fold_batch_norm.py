@@ -115,7 +115,7 @@ def _fold_one(bn: graph.BatchNormOp, rewriter: PatternRewriter) -> bool:
     for op in new_ops:
         op.location = bn.location
     # Inserted apart from ``replace`` so that only the add takes the name hint.
-    rewriter.insert_op(new_ops, InsertPoint.before(bn))
+    rewriter.insert(new_ops, InsertPoint.before(bn))
     rewriter.replace(bn, [], [add.result])
     return True
 

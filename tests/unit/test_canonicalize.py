@@ -11,7 +11,7 @@ from graphopt.dialects import graph
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
 from graphopt.transforms import canonicalize_patterns
-from graphopt.transforms.graph_canonicalization import patterns_for
+from graphopt.rules import CANONICALIZATION
 
 RNG = np.random.default_rng(5)
 
@@ -34,8 +34,8 @@ def graph_ops(module):
 
 
 def test_patterns_register_on_first_lookup() -> None:
-    assert patterns_for(graph.AddOp)
-    assert patterns_for(graph.TransposeOp)
+    assert CANONICALIZATION.lookup_all(graph.AddOp)
+    assert CANONICALIZATION.lookup_all(graph.TransposeOp)
 
 
 @pytest.mark.parametrize(

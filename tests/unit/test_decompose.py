@@ -12,7 +12,8 @@ import pytest
 from graphopt.dialects import graph
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
-from graphopt.transforms.decompose import DECOMPOSITIONS, DecomposePass, decompose
+from graphopt.rules import DECOMPOSITION
+from graphopt.transforms.decompose import DecomposePass, decompose
 from graphopt.transforms.fold_batch_norm import fold_batch_norm
 
 RNG = np.random.default_rng(11)
@@ -56,7 +57,7 @@ def test_only_selected_ops() -> None:
 
 
 def test_option_validation() -> None:
-    assert DecomposePass().op_classes == tuple(DECOMPOSITIONS)
+    assert DecomposePass().op_classes == tuple(DECOMPOSITION)
     assert DecomposePass().ops == ("softmax", "log_softmax", "layer_norm", "batch_norm", "gelu")
     with pytest.raises(ValueError, match="unknown op 'conv2d'"):
         DecomposePass(ops=("conv2d",))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.transforms.dead_code_elimination import dce
 
 from graphopt.dialects import graph
 from graphopt.frontends.builder import GraphBuilder
@@ -17,6 +18,8 @@ from graphopt.transforms.fold_constants import (
 
 
 def ops_of(module, cls):
+    """The ``cls`` ops left once ``dce`` has swept the producers folding left dead."""
+    dce(module)
     return [op for op in module.walk() if isinstance(op, cls)]
 
 
