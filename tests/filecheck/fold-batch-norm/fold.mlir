@@ -1,4 +1,4 @@
-// RUN: graph-opt -p fold-batch-norm %s | filecheck %s
+// RUN: graph-opt -p fold-batch-norm,dce %s | filecheck %s
 
 // conv2d + batch_norm -> conv2d with rescaled weights + a per-channel bias add.
 // CHECK-LABEL: func.func @conv

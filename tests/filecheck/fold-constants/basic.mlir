@@ -1,5 +1,5 @@
-// RUN: graph-opt -p fold-constants %s | filecheck %s
-// RUN: graph-opt -p 'fold-constants{max-elements=3}' %s | filecheck %s --check-prefix=SMALL
+// RUN: graph-opt -p fold-constants,dce %s | filecheck %s
+// RUN: graph-opt -p "fold-constants{max-elements=3},dce" %s | filecheck %s --check-prefix=SMALL
 // RUN: graph-opt -p fold-constants --pass-statistics %s 2>&1 >/dev/null | filecheck %s --check-prefix=STATS
 
 // STATS: fold-constants {{.*}} folded=8

@@ -1,5 +1,5 @@
 // Random ops, copies and fills: what fold-constants must leave alone or keep small.
-// RUN: graph-opt -p fold-constants %s | filecheck %s
+// RUN: graph-opt -p fold-constants,dce %s | filecheck %s
 
 // A training-mode dropout of a constant draws a mask at run time: never folded.
 // CHECK-LABEL: func.func @dropout
@@ -50,7 +50,7 @@ func.func @fill_int() -> tensor<3xi32> {
 }
 
 // Negative: a big dense result over max-elements stays unfolded.
-// RUN: graph-opt -p 'fold-constants{max-elements=2}' %s | filecheck %s --check-prefix=LIMIT
+// RUN: graph-opt -p "fold-constants{max-elements=2},dce" %s | filecheck %s --check-prefix=LIMIT
 // LIMIT-LABEL: func.func @big_dense
 // LIMIT:        graph.neg
 func.func @big_dense() -> tensor<4xf32> {
