@@ -14,8 +14,8 @@ import argparse
 import statistics
 import time
 
-from graphopt.dialects import project_context
-from graphopt.tools.diagnostics import LocatedParser
+from graphopt.plugins import project_context
+from graphopt.diagnostics import LocatedParser
 
 
 def graph_file(n: int) -> str:

@@ -25,19 +25,3 @@ def project_dialects() -> dict[str, Callable[[], Dialect]]:
         return Loop
 
     return {"graph": graph, "fused": fused, "loop": loop}
-
-
-def project_context(allow_unregistered: bool = False):
-    """An xDSL ``Context`` with every xDSL dialect, graph-opt's and plugins'."""
-    from xdsl.context import Context
-    from xdsl.universe import Universe
-
-    from graphopt.plugins import REGISTRY
-
-    ctx = Context(allow_unregistered=allow_unregistered)
-    for name, factory in Universe.get_multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
-    for name, factory in {**project_dialects(), **REGISTRY.dialects}.items():
-        if name not in ctx.registered_dialect_names:
-            ctx.register_dialect(name, factory)
-    return ctx

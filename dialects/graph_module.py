@@ -1,6 +1,6 @@
 """Module-level verification that per-op verifiers cannot do, run by
 ``graph-opt`` and ``graphopt.compile`` after the ops verify
-(``graphopt.tools.diagnostics.verify_located``):
+(``graphopt.diagnostics.verify_located``):
 
 * SSA dominance in every region (``graph_dominance``);
 * a ``func.func`` without a body is a declaration, which must be private

@@ -52,6 +52,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect
 from xdsl.passes import ModulePass
+from xdsl.universe import Universe
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
@@ -60,6 +61,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from graphopt import rules
+from graphopt.dialects import project_dialects
 from graphopt.errors import PluginError
 from graphopt.plugin_guards import (
     PluginOrigin,
@@ -71,6 +73,7 @@ from graphopt.plugin_guards import (
     guard_verifier,
 )
 from graphopt.rules import KINDS, RuleKind
+from graphopt.transforms import project_passes
 
 ENTRY_POINT_GROUP = "graphopt.plugins"
 
@@ -189,6 +192,25 @@ def pattern_pass(
 
 REGISTRY = PluginRegistry()
 """The process-wide registry the tools and ``graphopt.compile`` read."""
+
+
+def project_context(allow_unregistered: bool = False) -> Context:
+    """An xDSL ``Context`` with every xDSL dialect, graph-opt's and plugins'."""
+    ctx = Context(allow_unregistered=allow_unregistered)
+    for name, factory in Universe.get_multiverse().all_dialects.items():
+        ctx.register_dialect(name, factory)
+    for name, factory in {**project_dialects(), **REGISTRY.dialects}.items():
+        if name not in ctx.registered_dialect_names:
+            ctx.register_dialect(name, factory)
+    return ctx
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Every pass ``graph-opt -p`` knows: xDSL's, graph-opt's and plugins'."""
+    passes = dict(Universe.get_multiverse().all_passes)
+    passes.update(project_passes())
+    passes.update(REGISTRY.passes)
+    return passes
 
 
 def _spec_name(spec: str | os.PathLike[str] | ModuleType) -> str:
@@ -358,9 +380,11 @@ __all__ = [
     "PluginRegistry",
     "PluginWarning",
     "RewritePattern",
+    "available_passes",
     "load_cli_plugins",
     "load_entry_point_plugins",
     "load_plugin",
     "load_plugins",
     "pattern_pass",
+    "project_context",
 ]

@@ -28,7 +28,7 @@ from graphopt.dialects.graph_base import type_str
 from graphopt.lowering.to_llvm import emit_llvm_ir
 from graphopt.runtime.abi import DriverInfo, read_drivers
 from graphopt.runtime.jit import compile_object
-from graphopt.tools.diagnostics import UserError
+from graphopt.diagnostics import UserError
 
 __all__ = ["c_header", "compile_library", "object_code", "write_library"]
 

@@ -42,7 +42,6 @@ from xdsl.passes import PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 from xdsl.utils.exceptions import ParseError as XdslParseError
 
-from graphopt.dialects import project_context
 from graphopt.errors import (
     ArgumentError,
     GraphOptError,
@@ -50,10 +49,9 @@ from graphopt.errors import (
     ParseError,
     PipelineError,
 )
-from graphopt.plugins import load_plugins
+from graphopt.plugins import available_passes, load_plugins, project_context
 from graphopt.runtime.executable import CompiledModule, compile_llvm_module
-from graphopt.tools.diagnostics import LocatedParser, verify_located
-from graphopt.transforms import available_passes
+from graphopt.diagnostics import LocatedParser, verify_located
 from graphopt.transforms.levels import GRAPH, LOOP, module_levels
 from graphopt.transforms.pipelines import (
     combine,

@@ -32,7 +32,7 @@ from xdsl.printer import Printer
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from graphopt.tools.diagnostics import UserError, verify_located
+from graphopt.diagnostics import UserError, verify_located
 
 PassFactory = Callable[[], type[ModulePass]]
 

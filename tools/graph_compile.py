@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from graphopt.tools.diagnostics import run_tool
+from graphopt.diagnostics import run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:

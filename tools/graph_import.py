@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from graphopt import __version__
 from graphopt.tools.cli import write_output
-from graphopt.tools.diagnostics import run_tool
+from graphopt.diagnostics import run_tool
 
 
 def build_parser() -> argparse.ArgumentParser:

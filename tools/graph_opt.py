@@ -4,7 +4,7 @@ Every xDSL dialect and pass stays available; the project's dialects and
 passes are added, and so are those of plugins (``--load-plugin`` and the
 ``graphopt.plugins`` entry-point group).  User errors print one diagnostic
 ``file:line:col: error: ...`` (or ``graph-opt: error: ...``) and exit 1 (see
-``graphopt.tools.diagnostics``).
+``graphopt.diagnostics``).
 
 The driver reads the input (a file of any extension, or ``-``/nothing for
 stdin) as MLIR unless a frontend is registered for its extension, splits it
@@ -46,7 +46,7 @@ from graphopt.tools.cli import (
     pipeline_text,
     write_output,
 )
-from graphopt.tools.diagnostics import (
+from graphopt.diagnostics import (
     Diagnostic,
     LocatedParser,
     UserError,

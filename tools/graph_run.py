@@ -44,7 +44,7 @@ from graphopt.tools.cli import (
     build_pipeline,
     write_output,
 )
-from graphopt.tools.diagnostics import UserError, run_tool
+from graphopt.diagnostics import UserError, run_tool
 from graphopt.tools.run_check import compare, computes_in_f32, float64_reference
 
 LOWERING_PASSES = ("lower-graph-to-loop", "lower-loop-to-llvm")
@@ -220,7 +220,7 @@ class Session:
     """One graph-run: parse, passes, lowering, LLVM compile, run, check."""
 
     def __init__(self, args: argparse.Namespace):
-        from graphopt.dialects import project_context
+        from graphopt.plugins import project_context
 
         self.args = args
         self.ctx = project_context()
@@ -238,7 +238,7 @@ class Session:
         self.instrument.step(name, time.perf_counter() - start, depth)
 
     def parse(self) -> ModuleOp:
-        from graphopt.tools.diagnostics import LocatedParser, decode_source, verify_located
+        from graphopt.diagnostics import LocatedParser, decode_source, verify_located
 
         start = time.perf_counter()
         path = self.args.file
@@ -260,7 +260,7 @@ class Session:
         return module
 
     def passes(self, spec: str) -> list:
-        from graphopt.transforms import available_passes
+        from graphopt.plugins import available_passes
         from graphopt.transforms.pipelines import PipelineError, expand_named_pipelines
 
         try:
@@ -297,7 +297,7 @@ class Session:
         """The -O pipeline and the lowering, as ``graphopt.compile`` runs them
         (:func:`with_lowering`), then the LLVM compilation of ``module``."""
         from graphopt.runtime.executable import compile_llvm_module
-        from graphopt.tools.diagnostics import verify_located
+        from graphopt.diagnostics import verify_located
         from graphopt.transforms.pipelines import with_lowering
 
         for op in list(module.ops):  # compile the entry alone

@@ -32,7 +32,7 @@ def object_output(module: ModuleOp, path: str | None) -> bytes:
     import sys
 
     from graphopt.runtime.aot import object_code
-    from graphopt.tools.diagnostics import UserError
+    from graphopt.diagnostics import UserError
 
     if path in (None, "-") and sys.stdout.isatty():
         raise UserError("-t obj writes binary code: give an output file with -o")
@@ -46,6 +46,6 @@ class ObjTarget(Target):
     name = "obj"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from graphopt.tools.diagnostics import UserError
+        from graphopt.diagnostics import UserError
 
         raise UserError("-t obj output cannot go to a text stream")

@@ -8,7 +8,7 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute
 from xdsl.printer import Printer
 
-from graphopt.tools.diagnostics import LocatedError, UserError, op_location
+from graphopt.diagnostics import LocatedError, UserError, op_location
 
 #: Dense constants printed in full when stdout is not a terminal; on a
 #: terminal, those larger than this are elided (``dense_resource<__elided__>``).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from graphopt.tools.diagnostics import Diagnostic
+from graphopt.diagnostics import Diagnostic
 
 SPLIT_MARKER = re.compile(r"^[ \t]*//[ \t]*-----[ \t]*$")
 NEAR_SPLIT_MARKER = re.compile(r"^[ \t]*//[ \t]*-{3,8}[ \t]*$")

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graphopt.tools.diagnostics import Diagnostic
+from graphopt.diagnostics import Diagnostic
 
 _ANNOTATION = re.compile(
     r"expected-(?P<sev>error|warning|note|remark)"

@@ -40,15 +40,3 @@ def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
 def project_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Name -> lazy factory of every pass graph-opt defines."""
     return {name: _lazy(mod, cls) for name, (mod, cls) in PASS_LOCATIONS.items()}
-
-
-def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Every pass ``graph-opt -p`` knows: xDSL's, graph-opt's and plugins'."""
-    from xdsl.universe import Universe
-
-    from graphopt.plugins import REGISTRY
-
-    passes = dict(Universe.get_multiverse().all_passes)
-    passes.update(project_passes())
-    passes.update(REGISTRY.passes)
-    return passes

@@ -35,7 +35,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph_base import GraphOp
-from graphopt.tools.diagnostics import location_of
+from graphopt.diagnostics import location_of
 
 DEVICE_GROUP_ATTR = "device_group"
 DEVICE_ATTR = "placed_on"

@@ -3,17 +3,17 @@ an ONNX model into a graph-level module (see ``importer``).
 
     module = import_model("model.onnx", input_shapes={"data": [1, 3, 224, 224]})
 
-``load_source(path)`` is what the tools call on a file: ``.onnx`` files are
-imported, anything else is parsed as graph IR.
+``graphopt.compile`` and the tools import a path ending in ``.onnx``
+(:func:`is_onnx_path`) with it and parse anything else as graph IR.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
 
-from xdsl.dialects.builtin import ModuleOp
-
+# Importing the converter modules registers them (before any import_model call:
+# a submodule's import always runs this package's __init__ first).
+from graphopt.frontends.onnx import ops_math, ops_nn, ops_tensor  # noqa: F401
 from graphopt.frontends.onnx.importer import (
     ConvertError,
     OnnxImportError,
@@ -28,17 +28,6 @@ def is_onnx_path(path: str | os.PathLike[str]) -> bool:
     return str(path).lower().endswith(".onnx")
 
 
-def load_source(
-    path: str | os.PathLike[str], input_shapes: Mapping[str, Sequence[int]] | None = None
-) -> ModuleOp:
-    """A verified graph-level module from an ``.onnx`` or ``.mlir`` file."""
-    if is_onnx_path(path):
-        return import_model(path, input_shapes)
-    from graphopt.runtime.compile import parse_file
-
-    return parse_file(path)
-
-
 __all__ = [
     "ConvertError",
     "OnnxImportError",
@@ -46,6 +35,5 @@ __all__ = [
     "import_model_bytes",
     "is_onnx_path",
     "load_model",
-    "load_source",
     "parse_input_shapes",
 ]

@@ -30,7 +30,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.graph_base import element_type_of, f32, f64, i1, i32, i64, numpy_dtype, shape_str
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.frontends.onnx.registry import CONVERTERS, is_foldable
-from graphopt.tools.diagnostics import UserError
+from graphopt.diagnostics import UserError
 
 #: The oldest default-domain opset the importer accepts.
 MIN_OPSET = 7
@@ -573,9 +573,6 @@ def import_model(
     else:
         source = str(model)
         proto = load_model(model)
-    # importing the converter modules registers them
-    from graphopt.frontends.onnx import ops_math, ops_nn, ops_tensor  # noqa: F401
-
     importer = Importer(proto, source, name)
     importer.static_inputs = {k: np.asarray(v) for k, v in (static_inputs or {}).items()}
     module = importer.run(dict(input_shapes or {}))

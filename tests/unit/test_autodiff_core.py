@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphopt.transforms.autodiff.gradcheck import (
+from graphopt.testing.gradcheck import (
     build_module,
     check_directional,
     check_vjp,

@@ -17,7 +17,7 @@ from graphopt.dialects.graph_grad import AddNOp
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
 from graphopt.transforms.autodiff import GradientError, add_gradient
-from graphopt.transforms.autodiff.gradcheck import build_module, check_vjp
+from graphopt.testing.gradcheck import build_module, check_vjp
 
 RNG = np.random.default_rng(7)
 

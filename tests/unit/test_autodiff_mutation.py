@@ -13,7 +13,7 @@ import pytest
 
 from graphopt.dialects import graph
 from graphopt.rules import GRADIENT
-from graphopt.transforms.autodiff.gradcheck import GradientMismatch, build_module, check_vjp
+from graphopt.testing.gradcheck import GradientMismatch, build_module, check_vjp
 
 RNG = np.random.default_rng(11)
 

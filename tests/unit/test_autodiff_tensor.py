@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphopt.transforms.autodiff.gradcheck import build_module, check_vjp
+from graphopt.testing.gradcheck import build_module, check_vjp
 
 RNG = np.random.default_rng(99)
 

@@ -8,7 +8,7 @@ import pytest
 from graphopt.runtime.compile import compile as compile_module
 from graphopt.runtime.compile import parse_text
 from graphopt.errors import ArgumentError
-from graphopt.tools.diagnostics import UserError
+from graphopt.diagnostics import UserError
 from graphopt.tools.graph_run import random_inputs
 
 SOURCE = """

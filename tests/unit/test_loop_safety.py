@@ -8,7 +8,7 @@ import pytest
 import graphopt
 from graphopt.runtime.compile import parse_text
 from graphopt.runtime.executable import BoundsError
-from graphopt.tools.diagnostics import LocatedVerifyError
+from graphopt.diagnostics import LocatedVerifyError
 
 ABI = '#loop.abi<inputs = ["n" : tensor<1xi64>], outputs = ["out" : tensor<4xf32>], workspace = 0>'
 

@@ -14,7 +14,7 @@ from xdsl.utils.exceptions import VerifyException
 import graphopt
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
-from graphopt.transforms.autodiff.gradcheck import build_module, check_vjp
+from graphopt.testing.gradcheck import build_module, check_vjp
 
 RNG = np.random.default_rng(11)
 

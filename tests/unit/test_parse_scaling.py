@@ -6,8 +6,8 @@ import pytest
 from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Span
 
-from graphopt.dialects import project_context
-from graphopt.tools.diagnostics import LineTable, LocatedParser, parse_error_diagnostic
+from graphopt.plugins import project_context
+from graphopt.diagnostics import LineTable, LocatedParser, parse_error_diagnostic
 
 
 def test_line_table():

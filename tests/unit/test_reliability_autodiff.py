@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from graphopt.transforms.autodiff import add_gradient
-from graphopt.transforms.autodiff.gradcheck import build_module, check_vjp
+from graphopt.testing.gradcheck import build_module, check_vjp
 
 RNG = np.random.default_rng(15)
 

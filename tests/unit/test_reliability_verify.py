@@ -8,11 +8,12 @@ import pytest
 from xdsl.passes import PassPipeline
 
 import graphopt
-from graphopt.dialects import project_context
+from graphopt.plugins import project_context
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.compile import parse_text, run_pipeline
-from graphopt.tools.diagnostics import LocatedVerifyError
-from graphopt.transforms import PASS_LOCATIONS, available_passes
+from graphopt.diagnostics import LocatedVerifyError
+from graphopt.plugins import available_passes
+from graphopt.transforms import PASS_LOCATIONS
 from graphopt.transforms.levels import GRAPH, LLVM, LOOP, PassLevelError, module_levels
 
 USE_BEFORE_DEF = """

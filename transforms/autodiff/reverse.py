@@ -29,7 +29,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType
 from xdsl.ir import Operation, SSAValue
 
-from graphopt.tools.diagnostics import attach_location, location_of
+from graphopt.diagnostics import attach_location, location_of
 from graphopt.transforms.autodiff.rules import (
     GradContext,
     GradientError,

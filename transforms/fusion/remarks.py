@@ -18,7 +18,7 @@ import sys
 from typing import IO
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.tools.diagnostics import location_of
+from graphopt.diagnostics import location_of
 from graphopt.transforms.fusion.graph_index import Node
 from graphopt.transforms.fusion.partition import Partition
 

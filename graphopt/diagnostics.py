@@ -1,4 +1,4 @@
-"""User-facing diagnostics shared by the command-line tools.
+"""User-facing diagnostics shared by the passes, the runtime and the tools.
 
 A user error is reported as ONE diagnostic, ``file:line:col: error: message``
 at the start of the line where a source position exists (followed by the
@@ -40,6 +40,7 @@ SEVERITIES = ("error", "warning", "note", "remark")
 
 from graphopt.errors import GraphOptError, VerifyError
 from graphopt.dialects.graph_module import ModuleVerifyError, verify_graph_module
+from graphopt.dialects.loop import check_loop_level_op  # rules upstream ops lack
 
 
 class UserError(Exception):
@@ -275,8 +276,6 @@ def _post_order(root: Operation) -> Iterator[Operation]:
 
 def verify_located(module: ModuleOp) -> None:
     """Verify ``module``; raise :class:`LocatedVerifyError` naming the failing op."""
-    from graphopt.dialects.loop import check_loop_level_op  # rules upstream ops lack
-
     for op in _post_order(module):
         try:
             op.verify(verify_nested_ops=False)

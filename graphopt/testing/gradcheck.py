@@ -18,6 +18,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from graphopt.dialects.graph_base import numpy_dtype
+from graphopt.frontends.builder import GraphBuilder
+from graphopt.runtime.compile import compile as compile_module
 from graphopt.runtime.reference import interpret
 from graphopt.transforms.autodiff.autodiff_pass import add_gradient, find_function
 
@@ -32,8 +35,6 @@ class GradientMismatch(AssertionError):
 
 def build_module(build: Callable, inputs: Sequence[np.ndarray], name: str = "f") -> ModuleOp:
     """A module with ``@name(inputs...)`` returning ``build(b, args)``."""
-    from graphopt.frontends.builder import GraphBuilder
-
     b = GraphBuilder(name)
     args = [b.input(np.shape(a), np.asarray(a).dtype, name=f"x{i}") for i, a in enumerate(inputs)]
     out = build(b, args)
@@ -48,9 +49,7 @@ def _float_indices(inputs: Sequence[np.ndarray]) -> list[int]:
 def _runner(module: ModuleOp, compiled: bool, pipeline: str) -> Callable[..., list[np.ndarray]]:
     if not compiled:
         return lambda name, *xs: interpret(module, *xs, entry=name)
-    import graphopt
-
-    cm = graphopt.compile(module, pipeline=pipeline)
+    cm = compile_module(module, pipeline=pipeline)
 
     def run(name: str, *xs: np.ndarray) -> list[np.ndarray]:
         out = cm[name](*xs)
@@ -111,8 +110,6 @@ def numeric_gradient(
 
 def random_cotangents(module: ModuleOp, func: str, rng: np.random.Generator) -> list[np.ndarray]:
     fn = find_function(module, func)
-    from graphopt.dialects.graph_base import numpy_dtype
-
     cts = []
     for t in fn.function_type.outputs.data:
         dtype = numpy_dtype(t.element_type)  # type: ignore[attr-defined]

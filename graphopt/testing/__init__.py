@@ -1,0 +1,1 @@
+"""Helpers for tests of graph-opt and of plugins (not used by the compiler itself)."""
