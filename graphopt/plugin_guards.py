@@ -20,7 +20,10 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
+from graphopt.dialects import project_dialects
 from graphopt.errors import PluginError
+from graphopt.transforms import PASS_LOCATIONS
+from graphopt.transforms.pipelines import NAMED_PIPELINES
 
 
 @dataclass(frozen=True)
@@ -65,9 +68,6 @@ def _xdsl_universes() -> Iterator[tuple[str, object]]:
 
 def builtin_pass_source(name: str) -> str | None:
     """Who defines the pass (or named pipeline) ``name``, if it is not a plugin."""
-    from graphopt.transforms import PASS_LOCATIONS
-    from graphopt.transforms.pipelines import NAMED_PIPELINES
-
     if name in PASS_LOCATIONS:
         return "graph-opt"
     if name in NAMED_PIPELINES:
@@ -79,8 +79,6 @@ def builtin_pass_source(name: str) -> str | None:
 
 
 def builtin_dialect_source(name: str) -> str | None:
-    from graphopt.dialects import project_dialects
-
     if name in project_dialects():
         return "graph-opt"
     for source, universe in _xdsl_universes():
@@ -91,8 +89,6 @@ def builtin_dialect_source(name: str) -> str | None:
 
 def builtin_op_source(op_name: str) -> str | None:
     """Who defines the op ``op_name`` (looked up in the dialect its prefix names)."""
-    from graphopt.dialects import project_dialects
-
     prefix = op_name.split(".", 1)[0]
     factories = [("graph-opt", project_dialects().get(prefix))]
     factories += [(s, getattr(u, "all_dialects", {}).get(prefix)) for s, u in _xdsl_universes()]

@@ -76,6 +76,8 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 
+from graphopt.transforms.levels import require_lowered
+
 #: Largest error in f32 ulps against float64 rounded to f32, as measured by
 #: the test sweep (the test asserts these bounds).  sigmoid and gelu are the
 #: compute rules' formulas over these expansions; gelu's bound holds for
@@ -399,7 +401,5 @@ class ExpandMathPass(ModulePass):
     name = "expand-math"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import require_lowered
-
         require_lowered(op, self.name)
         expand_math(op)

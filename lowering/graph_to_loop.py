@@ -46,6 +46,8 @@ from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
 from graphopt.lowering.gemm import GemmPlan, emit_gemm, packed_global, plan_gemm
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
+from graphopt.transforms.levels import GRAPH, require_level
+from graphopt.transforms.memory import usable_plan
 
 ALIGNMENT = 64
 
@@ -104,8 +106,6 @@ def assign_workspace_offsets(
     region.
     """
     if fn is not None:
-        from graphopt.transforms.memory import usable_plan
-
         planned = usable_plan(fn, values)
         if planned is not None:
             return planned
@@ -373,8 +373,6 @@ class LowerGraphToLoopPass(ModulePass):
     name = "lower-graph-to-loop"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import GRAPH, require_level
-
         require_level(op, self.name, GRAPH)
         lower_graph_to_loop(op)
 

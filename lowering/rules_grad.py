@@ -18,6 +18,7 @@ from graphopt.dialects import graph_grad
 from graphopt.dialects.graph_base import tensor_of
 from graphopt.lowering.compute_rules import elem_type, register_compute_rule, s_add, s_div, s_mul
 from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.rules_nn import lrn_scale, s_pow, tap_index
 
 
 @register_compute_rule(graph_grad.AddNOp)
@@ -296,8 +297,6 @@ def _lrn_grad(em: KernelEmitter, op: graph_grad.LrnGradOp, _: int, idx: list[SSA
     """``g[k] s[k]^-beta - 2 alpha beta / size * x[k] * sum_c g[c] x[c] s[c]^(-beta-1)``
     over the channels ``c`` whose window holds ``k``; ``s`` is the forward
     rule's scale (see ``rules_nn.lrn_scale``)."""
-    from graphopt.lowering.rules_nn import lrn_scale, s_pow, tap_index
-
     size = op.window_size
     alpha, beta, _ = op.params
     t = elem_type(op.result)

@@ -24,11 +24,12 @@ from pathlib import Path
 
 from xdsl.dialects.builtin import ModuleOp
 
+from graphopt.diagnostics import UserError
 from graphopt.dialects.graph_base import type_str
 from graphopt.lowering.to_llvm import emit_llvm_ir
-from graphopt.runtime.abi import DriverInfo, read_drivers
+from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
+from graphopt.runtime.compile import lowered_module
 from graphopt.runtime.jit import compile_object
-from graphopt.diagnostics import UserError
 
 __all__ = ["c_header", "compile_library", "object_code", "write_library"]
 
@@ -57,8 +58,6 @@ def _identifier(name: str) -> str:
 
 
 def _declaration(info: DriverInfo) -> str:
-    from graphopt.runtime.abi import numpy_dtype
-
     name = _identifier(info.name)
     lines = [f"/* @{name}: {len(info.input_types)} input(s), {len(info.output_types)} output(s)."]
     params: list[str] = []
@@ -126,8 +125,6 @@ def compile_library(
     llvm_opt_level: int = 3,
 ) -> None:
     """``graphopt.compile``'s pipeline, ending in a shared library and a header."""
-    from graphopt.runtime.compile import lowered_module
-
     module = lowered_module(source, pipeline, opt_level=opt_level, max_inline_constant_bytes=-1)
     write_library(module, library, llvm_opt_level)
     if header is not None:

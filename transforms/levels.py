@@ -23,6 +23,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
+from graphopt.dialects.graph_base import GraphOp
+
 GRAPH, LOOP, LLVM = "graph", "loop", "llvm"
 _ORDER = (GRAPH, LOOP, LLVM)
 
@@ -34,8 +36,6 @@ class PassLevelError(DiagnosticException):
 
 
 def level_of_op(op: Operation) -> str | None:
-    from graphopt.dialects.graph_base import GraphOp
-
     if isinstance(op, GraphOp):
         return GRAPH
     dialect = op.name.split(".", 1)[0]

@@ -33,9 +33,11 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from graphopt.diagnostics import location_of
 from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph_base import GraphOp
-from graphopt.diagnostics import location_of
+from graphopt.dialects.graph_tensor import CopyOp
+from graphopt.transforms.levels import GRAPH, require_level
 
 DEVICE_GROUP_ATTR = "device_group"
 DEVICE_ATTR = "placed_on"
@@ -118,8 +120,6 @@ def assign_devices(fn: func.FuncOp, groups: dict[str, str], default: str) -> dic
 
 def rebuild_with_copies(fn: func.FuncOp, placed: dict[Operation, str], default: str) -> func.FuncOp:
     """A new function with the same ops, placed, and copies on crossing edges."""
-    from graphopt.dialects.graph_tensor import CopyOp
-
     old_block = fn.body.block
     new_block = Block(arg_types=[a.type for a in old_block.args])
     value_map: dict[SSAValue, SSAValue] = {}
@@ -183,8 +183,6 @@ class PlanDevicesPass(ModulePass):
     default: str = "cpu0"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import GRAPH, require_level
-
         require_level(op, self.name, GRAPH)
         mapping = parse_groups(self.groups)
         for fn in [f for f in op.ops if isinstance(f, func.FuncOp) and not f.is_declaration]:

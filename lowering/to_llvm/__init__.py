@@ -31,10 +31,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import llvm
+from xdsl.dialects import llvm, scf
 from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
 from xdsl.passes import ModulePass
-from xdsl.dialects import scf
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
@@ -47,6 +46,7 @@ from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
 from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
 from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
+from graphopt.transforms.levels import LOOP, require_level
 
 __all__ = [
     "CONVERSION_PASSES",
@@ -91,8 +91,6 @@ class LowerLoopToLLVMPass(ModulePass):
     bounds_check: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import LOOP, require_level
-
         require_level(op, self.name, LOOP)
         ConvertLoopToLLVMPass(self.max_inline_constant_bytes).apply(ctx, op)
         # xDSL's convert-scf-to-cf patterns, applied in one walk.

@@ -47,7 +47,9 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
+
 from graphopt.errors import LoweringError
+from graphopt.transforms.levels import require_lowered
 
 PTR = llvm.LLVMPointerType()
 
@@ -173,8 +175,6 @@ class ConversionPass(ModulePass):
         raise NotImplementedError
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import require_lowered
-
         require_lowered(op, self.name)
         self.run(op, self.patterns())
 

@@ -33,6 +33,7 @@ from xdsl.passes import ModulePass
 
 from graphopt.dialects import loop
 from graphopt.lowering.to_llvm.common import LoopToLLVMError, static_memref
+from graphopt.transforms.levels import require_lowered
 
 
 def check_driver(f: func.FuncOp, abi: loop.DriverABIAttr) -> None:
@@ -64,8 +65,6 @@ class ConvertLoopToLLVMPass(ModulePass):
     max_inline_constant_bytes: int = 4096
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import require_lowered
-
         require_lowered(op, self.name)
         globals_ = {g.sym_name.data: g for g in op.ops if isinstance(g, memref.GlobalOp)}
         funcs = [f for f in op.ops if isinstance(f, func.FuncOp)]

@@ -29,6 +29,7 @@ from graphopt.lowering.to_llvm.scalar import (
     const,
     declare_externals,
 )
+from graphopt.transforms.levels import require_lowered
 
 HANDLERS: dict[type[Operation], Handler] = {}
 # Overloaded intrinsics by their mangled names (``llvm.sqrt.f32``): xDSL's
@@ -113,8 +114,6 @@ class ConvertMathToLLVMPass(ConversionPass):
     name = "convert-math-to-llvm"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import require_lowered
-
         require_lowered(op, self.name)
         pattern = ScalarPattern(HANDLERS)
         ConversionPass.run(op, dict.fromkeys(HANDLERS, pattern))

@@ -53,6 +53,7 @@ from graphopt.lowering.to_llvm.common import (
     static_memref,
     storage_type,
 )
+from graphopt.transforms.levels import require_lowered
 
 BOUNDS_FLAG = "graphopt_bounds_error"
 NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
@@ -214,8 +215,6 @@ class ConvertMemRefToLLVMPass(ConversionPass):
         }  # fmt: skip
 
     def apply(self, ctx, op) -> None:
-        from graphopt.transforms.levels import require_lowered
-
         require_lowered(op, self.name)
         super().apply(ctx, op)
         if self.bounds_check and any(isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in op.walk()):

@@ -21,6 +21,7 @@ from xdsl.passes import ModulePass
 from graphopt.transforms.autodiff.reverse import differentiate, resolve_wrt
 from graphopt.transforms.autodiff.rules import GradientError
 from graphopt.transforms.autodiff.training import training_step
+from graphopt.transforms.levels import GRAPH, require_level
 
 
 def find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
@@ -82,8 +83,6 @@ class AutodiffPass(ModulePass):
     lr: float = 0.01
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import GRAPH, require_level
-
         require_level(op, self.name, GRAPH)
         wrt = list(self.wrt) or None
         if self.train:

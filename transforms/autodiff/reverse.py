@@ -37,6 +37,7 @@ from graphopt.transforms.autodiff.rules import (
     gradient_rule_for,
     is_float,
 )
+from graphopt.transforms.plan_devices import DEVICE_GROUP_ATTR, device_group_of
 
 
 def _describe_value(v: SSAValue, index: int) -> str:
@@ -83,8 +84,6 @@ def resolve_wrt(fn: func.FuncOp, wrt: Sequence[int | str] | None) -> list[int]:
 def follow_device_group(forward: Operation, backward: Sequence[Operation]) -> None:
     """Backward ops run where their forward op runs: they inherit its device
     group (see ``plan-devices``)."""
-    from graphopt.transforms.plan_devices import DEVICE_GROUP_ATTR, device_group_of
-
     group = device_group_of(forward)
     if group is None:
         return

@@ -21,7 +21,11 @@ from graphopt.transforms.autodiff.rules import (
     register_gradient_rule,
     register_non_differentiable,
 )
-from graphopt.transforms.autodiff.rules_core import binary_select_grad, extremum_grad
+from graphopt.transforms.autodiff.rules_core import (
+    binary_select_grad,
+    expand_reduced,
+    extremum_grad,
+)
 
 Grads = Sequence[SSAValue | None]
 
@@ -142,8 +146,6 @@ def _reduce_min(ctx: GradContext, op: gm.ReduceMinOp, grads: Grads):
 @register_gradient_rule(gm.ReduceProdOp)
 def _reduce_prod(ctx: GradContext, op: gm.ReduceProdOp, grads: Grads):
     """g · prod / x (the product of the other elements; needs x ≠ 0)."""
-    from graphopt.transforms.autodiff.rules_core import expand_reduced
-
     g = expand_reduced(ctx, grads[0], op)
     out = expand_reduced(ctx, op.result, op)
     return [ctx.div(ctx.mul(g, out), op.input)]

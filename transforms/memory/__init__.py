@@ -31,17 +31,19 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from graphopt.diagnostics import attach_location
+from graphopt.dialects.graph_tensor import CopyOp
+from graphopt.transforms.levels import GRAPH, op_location, require_level
 from graphopt.transforms.memory.liveness import Kind, Program, align, program_of, step_ops
 from graphopt.transforms.memory.plan_attr import OFFSETS_KEY, WORKSPACE_KEY, read_plan, write_plan
 from graphopt.transforms.memory.report import Report, Timer, make_report
 from graphopt.transforms.memory.strategies import STRATEGIES, Plan, plan
 from graphopt.transforms.memory.validity import plan_errors
+from graphopt.transforms.plan_devices import device_of
 
 
 def devices_of(program: Program) -> dict[Hashable, str | None]:
     """The device (``plan-devices``' placement) of each intermediate's producer."""
-    from graphopt.transforms.plan_devices import device_of
-
     return {
         key: device_of(key.owner) if isinstance(key, SSAValue) and isinstance(key.owner, Operation) else None
         for key in program.internal()
@@ -80,10 +82,6 @@ def plan_program(program: Program, strategy: str, inplace: bool, hill_climb: int
 def check_device_edges(fn: func.FuncOp) -> None:
     """Refuse a kernel that reads another device's memory directly: sharing
     (or writing in place over) a buffer across devices needs a copy."""
-    from graphopt.dialects.graph_tensor import CopyOp
-    from graphopt.diagnostics import attach_location
-    from graphopt.transforms.plan_devices import device_of
-
     for op in step_ops(fn):
         here = device_of(op)
         if here is None or isinstance(op, CopyOp):
@@ -126,8 +124,6 @@ I64_MAX = (1 << 63) - 1
 def check_addressable(fn: func.FuncOp, program: Program) -> None:
     """Every intermediate's byte size (rounded to the alignment) fits in the
     int64 offsets the plan records; else one diagnostic at the producer."""
-    from graphopt.transforms.levels import op_location
-
     for tensor in program.tensors.values():
         if tensor.kind is Kind.INTERNAL and tensor.size > I64_MAX:
             value = tensor.key
@@ -189,8 +185,6 @@ class PlanMemoryPass(ModulePass):
             raise ValueError(f"plan-memory: hill-climb must be >= 0, got {self.hill_climb}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import GRAPH, require_level
-
         require_level(op, self.name, GRAPH)
         reports: list[Report] = []
         for fn in _graph_functions(op):

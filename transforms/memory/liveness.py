@@ -19,6 +19,11 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
+from graphopt.dialects.fused import GroupOp
+from graphopt.dialects.graph import ConstantOp
+from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
+from graphopt.transforms.memory.inplace import epilogue_pairs, ignored_operands, nnvm_pairs
+
 ALIGNMENT = 64
 
 
@@ -132,10 +137,6 @@ def naive_bytes(intervals: Sequence[Interval]) -> int:
 
 
 def is_step(op) -> bool:
-    from graphopt.dialects.fused import GroupOp
-    from graphopt.dialects.graph import ConstantOp
-    from graphopt.dialects.graph_base import GraphOp
-
     return isinstance(op, GroupOp) or (isinstance(op, GraphOp) and not isinstance(op, ConstantOp))
 
 
@@ -147,14 +148,6 @@ def step_ops(fn) -> list:
 def program_of(fn) -> Program:
     """The program model of a graph ``func.func`` (see the module docstring)."""
     from xdsl.dialects import func
-
-    from graphopt.dialects.fused import GroupOp
-    from graphopt.dialects.graph_base import numpy_dtype, tensor_of
-    from graphopt.transforms.memory.inplace import (
-        epilogue_pairs,
-        ignored_operands,
-        nnvm_pairs,
-    )
 
     block = fn.body.block
     ret = block.last_op
