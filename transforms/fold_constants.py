@@ -171,7 +171,9 @@ def _splat_results(op: GraphOp, splats: list[Scalar]) -> list[Scalar] | None:
     ]
     try:
         outs = op.reference(*inputs)
-    except Exception:  # noqa: BLE001 - shape-dependent semantics: fold densely instead
+    except (ValueError, IndexError, NotImplementedError):
+        # Semantics that need the real shapes (numpy refuses the one-element
+        # stand-ins): fold densely instead, through the same reference.
         return None
     if len(outs) != len(op.results) or any(np.asarray(o).size != 1 for o in outs):
         return None
