@@ -66,25 +66,22 @@ def _xdsl_universes() -> Iterator[tuple[str, object]]:
             continue
 
 
+def _universe_source(name: str, table: str) -> str | None:
+    """The xDSL universe whose ``table`` (``all_passes``...) has ``name``."""
+    return next((s for s, u in _xdsl_universes() if name in getattr(u, table, {})), None)
+
+
 def builtin_pass_source(name: str) -> str | None:
     """Who defines the pass (or named pipeline) ``name``, if it is not a plugin."""
     if name in PASS_LOCATIONS:
         return "graph-opt"
     if name in NAMED_PIPELINES:
         return "graph-opt (a named pipeline)"
-    for source, universe in _xdsl_universes():
-        if name in getattr(universe, "all_passes", {}):
-            return source
-    return None
+    return _universe_source(name, "all_passes")
 
 
 def builtin_dialect_source(name: str) -> str | None:
-    if name in project_dialects():
-        return "graph-opt"
-    for source, universe in _xdsl_universes():
-        if name in getattr(universe, "all_dialects", {}):
-            return source
-    return None
+    return "graph-opt" if name in project_dialects() else _universe_source(name, "all_dialects")
 
 
 def builtin_op_source(op_name: str) -> str | None:

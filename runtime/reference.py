@@ -90,7 +90,7 @@ class ReferenceInterpreter:
         for op in block.ops:
             args = [env[v] for v in op.operands]
             if isinstance(op, GraphOp):
-                outs = _checked(op, op.reference(*args))
+                outs = self._evaluate(op, args)
             elif isinstance(op, GroupOp):
                 outs = self._run_block(op.body.block, args)
             elif isinstance(op, func.CallOp):
@@ -100,8 +100,16 @@ class ReferenceInterpreter:
             else:
                 raise NotImplementedError(f"the reference interpreter cannot run {op.name}")
             for result, value in zip(op.results, outs, strict=True):
-                env[result] = value
+                env[result] = self._keep(value)
         raise ValueError("block has no terminator")
+
+    def _evaluate(self, op: GraphOp, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """One graph op's results, checked against its result types."""
+        return _checked(op, op.reference(*args))
+
+    def _keep(self, value: np.ndarray) -> np.ndarray:
+        """What the interpreter stores for a result (subclasses may widen it)."""
+        return value
 
 
 class ReferenceError_(ValueError):

@@ -83,6 +83,15 @@ def _channel_view(ctx: GradContext, v: SSAValue, rank: int) -> SSAValue:
     return ctx.reshape(v, [1, shape_of(v)[0], *([1] * (rank - 2))])
 
 
+def _normalized(ctx: GradContext, x: SSAValue, axes: list[int], eps: float) -> tuple[SSAValue, SSAValue]:
+    """``1/sqrt(var + eps)`` and ``xhat = (x - mean) * that`` over ``axes``, recomputed from ``x``."""
+    mean = ctx.apply(graph.ReduceMeanOp, x, axes, True)
+    centred = ctx.sub(x, mean)
+    var = ctx.apply(graph.ReduceMeanOp, ctx.mul(centred, centred), axes, True)
+    r = _inv_std(ctx, var, eps)
+    return r, ctx.mul(centred, r)
+
+
 def _inv_std(ctx: GradContext, var: SSAValue, eps: float) -> SSAValue:
     """``(var + eps) ** -1/2``."""
     s = ctx.apply(graph.SqrtOp, ctx.add(var, ctx.scalar(eps, var)))
@@ -136,11 +145,7 @@ def _batch_norm_train(ctx: GradContext, op: nn.BatchNormTrainOp, grads: Grads):
     rank = len(shape)
     axes = [0, *range(2, rank)]
     count = shape[0] * ctx.count(shape, range(2, rank))
-    mean = ctx.apply(graph.ReduceMeanOp, x, axes, True)
-    centred = ctx.sub(x, mean)
-    var = ctx.apply(graph.ReduceMeanOp, ctx.mul(centred, centred), axes, True)
-    r = _inv_std(ctx, var, op.epsilon)
-    xhat = ctx.mul(centred, r)
+    r, xhat = _normalized(ctx, x, axes, op.epsilon)
     dx = ds = db = None
     if ctx.needs(0):
         gxhat = ctx.mul(g, _channel_view(ctx, op.scale, rank))
@@ -158,11 +163,7 @@ def _layer_norm(ctx: GradContext, op: nn.LayerNormOp, grads: Grads):
     shape = shape_of(x)
     axes = list(range(op.normalized_axis, len(shape)))
     count = ctx.count(shape, axes)
-    mean = ctx.apply(graph.ReduceMeanOp, x, axes, True)
-    centred = ctx.sub(x, mean)
-    var = ctx.apply(graph.ReduceMeanOp, ctx.mul(centred, centred), axes, True)
-    r = _inv_std(ctx, var, op.epsilon)
-    xhat = ctx.mul(centred, r)
+    r, xhat = _normalized(ctx, x, axes, op.epsilon)
     dx = ds = db = None
     if ctx.needs(0):
         dx = normalized_input_grad(ctx, ctx.mul(g, op.scale), xhat, r, axes, count)
