@@ -23,6 +23,7 @@ import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -239,23 +240,24 @@ class LocatedParser(Parser):
             )
         return op
 
-    def parse_optional_attribute(self) -> Attribute | None:
+    @contextmanager
+    def _nested_attribute(self, what: str) -> Iterator[None]:
+        """One level deeper into attributes or types, refused past ``MAX_NESTING``."""
         if self._attr_depth >= MAX_NESTING:
-            raise self._too_deep("attributes")
+            raise self._too_deep(what)
         self._attr_depth += 1
         try:
-            return super().parse_optional_attribute()
+            yield
         finally:
             self._attr_depth -= 1
 
+    def parse_optional_attribute(self) -> Attribute | None:
+        with self._nested_attribute("attributes"):
+            return super().parse_optional_attribute()
+
     def parse_optional_type(self) -> Attribute | None:
-        if self._attr_depth >= MAX_NESTING:
-            raise self._too_deep("types")
-        self._attr_depth += 1
-        try:
+        with self._nested_attribute("types"):
             return super().parse_optional_type()
-        finally:
-            self._attr_depth -= 1
 
 
 # -- verification ----------------------------------------------------------------
