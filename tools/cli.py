@@ -33,6 +33,7 @@ from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from graphopt.diagnostics import UserError, verify_located
+from graphopt.transforms.pipelines import NAMED_PIPELINES
 
 PassFactory = Callable[[], type[ModulePass]]
 
@@ -176,8 +177,6 @@ def build_pipeline(available: dict[str, PassFactory], spec: str) -> list[ModuleP
     passes: list[ModulePass] = []
     for s in specs:
         if s.name not in available:
-            from graphopt.transforms.pipelines import NAMED_PIPELINES
-
             raise UserError(
                 f"unknown pass '{s.name}'{did_you_mean(s.name, [*available, *NAMED_PIPELINES])} "
                 f"(graph-opt --list-passes lists them)"

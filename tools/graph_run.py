@@ -32,8 +32,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from graphopt import __version__
+from graphopt.diagnostics import LocatedParser, UserError, decode_source, run_tool, verify_located
 from graphopt.dialects.graph_base import numpy_dtype
 from graphopt.lowering.kernel_emitter import LoweringError
+from graphopt.plugins import available_passes, project_context
 from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function
 from graphopt.tools.cli import (
     ArgumentParser,
@@ -44,8 +46,15 @@ from graphopt.tools.cli import (
     build_pipeline,
     write_output,
 )
-from graphopt.diagnostics import UserError, run_tool
+from graphopt.tools.printing import printer_for
 from graphopt.tools.run_check import compare, computes_in_f32, float64_reference
+from graphopt.transforms.pipelines import (
+    PipelineError,
+    expand_named_pipelines,
+    normalize_level,
+    pipeline_spec,
+    with_lowering,
+)
 
 LOWERING_PASSES = ("lower-graph-to-loop", "lower-loop-to-llvm")
 
@@ -220,14 +229,10 @@ class Session:
     """One graph-run: parse, passes, lowering, LLVM compile, run, check."""
 
     def __init__(self, args: argparse.Namespace):
-        from graphopt.plugins import project_context
-
         self.args = args
         self.ctx = project_context()
         self.timing = Timing() if args.timing else None
         self.progress = Progress("graph-run", args.progress)
-        from graphopt.tools.printing import printer_for
-
         limit = args.elide_larger if args.elide_larger is not None and args.elide_larger >= 0 else None
         self.instrument = Instrumentation(
             args, timing=self.timing, progress=self.progress,
@@ -238,8 +243,6 @@ class Session:
         self.instrument.step(name, time.perf_counter() - start, depth)
 
     def parse(self) -> ModuleOp:
-        from graphopt.diagnostics import LocatedParser, decode_source, verify_located
-
         start = time.perf_counter()
         path = self.args.file
         if is_onnx_path(path):
@@ -260,17 +263,12 @@ class Session:
         return module
 
     def passes(self, spec: str) -> list:
-        from graphopt.plugins import available_passes
-        from graphopt.transforms.pipelines import PipelineError, expand_named_pipelines
-
         try:
             return build_pipeline(available_passes(), expand_named_pipelines(spec))
         except PipelineError as err:
             raise UserError(str(err)) from None
 
     def level_spec(self) -> str:
-        from graphopt.transforms.pipelines import PipelineError, normalize_level, pipeline_spec
-
         if self.args.opt_level is None:
             return ""
         try:
@@ -297,9 +295,6 @@ class Session:
         """The -O pipeline and the lowering, as ``graphopt.compile`` runs them
         (:func:`with_lowering`), then the LLVM compilation of ``module``."""
         from graphopt.runtime.executable import compile_llvm_module
-        from graphopt.diagnostics import verify_located
-        from graphopt.transforms.pipelines import with_lowering
-
         for op in list(module.ops):  # compile the entry alone
             if isinstance(op, func.FuncOp) and op.sym_name.data != name:
                 module.body.block.erase_op(op, safe_erase=False)

@@ -15,6 +15,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
+from graphopt.diagnostics import UserError
 from graphopt.lowering.to_llvm import emit_llvm_ir
 
 
@@ -31,8 +32,7 @@ def object_output(module: ModuleOp, path: str | None) -> bytes:
     (or for stdout when it is not a terminal)."""
     import sys
 
-    from graphopt.runtime.aot import object_code
-    from graphopt.diagnostics import UserError
+    from graphopt.runtime.aot import object_code  # llvmlite: only for -t obj
 
     if path in (None, "-") and sys.stdout.isatty():
         raise UserError("-t obj writes binary code: give an output file with -o")
@@ -46,6 +46,4 @@ class ObjTarget(Target):
     name = "obj"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        from graphopt.diagnostics import UserError
-
         raise UserError("-t obj output cannot go to a text stream")
