@@ -26,7 +26,7 @@ from xdsl.dialects.utils.fast_math import FastMathFlag
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import (
+from graphopt.dialects.graph import (
     FLOAT_TYPES,
     AxisNormalizationOp,
     BinaryBroadcastOp,

@@ -39,7 +39,7 @@ MAX_NESTING = 64
 SEVERITIES = ("error", "warning", "note", "remark")
 
 from graphopt.errors import GraphOptError, VerifyError
-from graphopt.dialects.graph_module import ModuleVerifyError, verify_graph_module
+from graphopt.dialects.graph import ModuleVerifyError, verify_graph_module
 
 
 class UserError(Exception):

@@ -32,7 +32,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from graphopt import __version__
-from graphopt.dialects.graph_base import numpy_dtype
+from graphopt.dialects.graph import numpy_dtype
 from graphopt.lowering.kernel_emitter import LoweringError
 from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function
 from graphopt.tools.cli import (

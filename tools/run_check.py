@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
 from xdsl.ir import Block
 
 from graphopt.dialects.fused import GroupOp, YieldOp
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 from graphopt.runtime.reference import ReferenceInterpreter
 
 E_FACTOR = 4.0

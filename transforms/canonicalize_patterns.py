@@ -34,7 +34,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import BinaryBroadcastOp, UnaryElementwiseOp, tensor_of
+from graphopt.dialects.graph import BinaryBroadcastOp, UnaryElementwiseOp, tensor_of
 from graphopt.transforms.graph_canonicalization import register_canonicalization_pattern
 
 #: Apply ``x * 0 -> 0`` and ``x - x -> 0`` to floats (ignores NaN and inf).

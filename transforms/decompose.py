@@ -46,7 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import GraphOp, tensor, tensor_of
+from graphopt.dialects.graph import GraphOp, tensor, tensor_of
 
 #: ``BatchNormOp`` is per channel of axis 1 (``N x C x ...``).
 BATCH_NORM_CHANNEL_AXIS = 1

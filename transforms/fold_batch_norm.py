@@ -27,7 +27,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import numpy_dtype, tensor_of
+from graphopt.dialects.graph import numpy_dtype, tensor_of
 from graphopt.transforms.decompose import BATCH_NORM_CHANNEL_AXIS
 
 

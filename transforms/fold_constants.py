@@ -44,7 +44,7 @@ from xdsl.traits import Pure
 
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
+from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
 
 Scalar = float | int | bool
 #: rule(op, splat operand values) -> the splat value of the op's single result,

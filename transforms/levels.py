@@ -34,7 +34,7 @@ class PassLevelError(DiagnosticException):
 
 
 def level_of_op(op: Operation) -> str | None:
-    from graphopt.dialects.graph_base import GraphOp
+    from graphopt.dialects.graph import GraphOp
 
     if isinstance(op, GraphOp):
         return GRAPH

@@ -34,7 +34,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.dialects.fused import GroupOp
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 from graphopt.tools.diagnostics import location_of
 
 DEVICE_GROUP_ATTR = "device_group"
@@ -118,7 +118,7 @@ def assign_devices(fn: func.FuncOp, groups: dict[str, str], default: str) -> dic
 
 def rebuild_with_copies(fn: func.FuncOp, placed: dict[Operation, str], default: str) -> func.FuncOp:
     """A new function with the same ops, placed, and copies on crossing edges."""
-    from graphopt.dialects.graph_tensor import CopyOp
+    from graphopt.dialects.graph import CopyOp
 
     old_block = fn.body.block
     new_block = Block(arg_types=[a.type for a in old_block.args])

@@ -32,7 +32,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
+from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.plugins import PluginRegistry
 
 

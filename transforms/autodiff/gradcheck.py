@@ -111,7 +111,7 @@ def numeric_gradient(
 
 def random_cotangents(module: ModuleOp, func: str, rng: np.random.Generator) -> list[np.ndarray]:
     fn = find_function(module, func)
-    from graphopt.dialects.graph_base import numpy_dtype
+    from graphopt.dialects.graph import numpy_dtype
 
     cts = []
     for t in fn.function_type.outputs.data:

@@ -35,7 +35,7 @@ from xdsl.traits import IsTerminator
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import ConstantOp
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 
 
 @dataclass(eq=False)

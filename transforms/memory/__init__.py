@@ -80,7 +80,7 @@ def plan_program(program: Program, strategy: str, inplace: bool, hill_climb: int
 def check_device_edges(fn: func.FuncOp) -> None:
     """Refuse a kernel that reads another device's memory directly: sharing
     (or writing in place over) a buffer across devices needs a copy."""
-    from graphopt.dialects.graph_tensor import CopyOp
+    from graphopt.dialects.graph import CopyOp
     from graphopt.tools.diagnostics import attach_location
     from graphopt.transforms.plan_devices import device_of
 

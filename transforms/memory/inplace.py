@@ -31,7 +31,7 @@ from graphopt.dialects.fuse_pattern import FusePattern
 def _ignoring_classes() -> tuple[type, ...]:
     """Ops that read only their operand's shape (NNVM's FIgnoreInputs)."""
     try:
-        from graphopt.dialects.graph_fill import OnesLikeOp, ZerosLikeOp
+        from graphopt.dialects.graph import OnesLikeOp, ZerosLikeOp
     except ImportError:  # pragma: no cover - the op set is optional
         return ()
     return (ZerosLikeOp, OnesLikeOp)
@@ -55,7 +55,7 @@ def ignored_operands(op: Operation) -> set[int]:
 
 def reads_at_output_index(op: Operation, operand_index: int) -> bool:
     """``op`` reads operand ``operand_index`` only at its own output index."""
-    from graphopt.dialects.graph_base import GraphOp
+    from graphopt.dialects.graph import GraphOp
 
     if not isinstance(op, GraphOp) or len(op.results) != 1:
         return False
@@ -83,7 +83,7 @@ def _computed_results(op: Operation) -> list[int]:
 def epilogue_pairs(op: Operation) -> list[tuple[Hashable, Hashable]]:
     """(input value, output value) pairs whose storage the kernel may share."""
     from graphopt.dialects.fused import GroupOp
-    from graphopt.dialects.graph_base import GraphOp
+    from graphopt.dialects.graph import GraphOp
 
     live = _computed_results(op)
     if len(live) != 1:

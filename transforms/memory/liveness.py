@@ -134,7 +134,7 @@ def naive_bytes(intervals: Sequence[Interval]) -> int:
 def is_step(op) -> bool:
     from graphopt.dialects.fused import GroupOp
     from graphopt.dialects.graph import ConstantOp
-    from graphopt.dialects.graph_base import GraphOp
+    from graphopt.dialects.graph import GraphOp
 
     return isinstance(op, GroupOp) or (isinstance(op, GraphOp) and not isinstance(op, ConstantOp))
 
@@ -149,7 +149,7 @@ def program_of(fn) -> Program:
     from xdsl.dialects import func
 
     from graphopt.dialects.fused import GroupOp
-    from graphopt.dialects.graph_base import numpy_dtype, tensor_of
+    from graphopt.dialects.graph import numpy_dtype, tensor_of
     from graphopt.transforms.memory.inplace import (
         epilogue_pairs,
         ignored_operands,

@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
-from graphopt.dialects.graph_base import check_dims_fit_i64
-from graphopt.dialects.graph_dominance import ModuleVerifyError, verify_dominance
+from graphopt.dialects.graph.base import check_dims_fit_i64
+from graphopt.dialects.graph.dominance import ModuleVerifyError, verify_dominance
 
 
 def _check_function(fn: func.FuncOp) -> None:

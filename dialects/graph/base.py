@@ -21,9 +21,9 @@ from typing import ClassVar
 import numpy as np
 from xdsl.dialects.builtin import (
     DenseArrayBase,
-    IntegerAttr,
     Float32Type,
     Float64Type,
+    IntegerAttr,
     IntegerType,
     TensorType,
     UnitAttr,
@@ -46,10 +46,8 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph.properties import dense_i64_array
 
-# --------------------------------------------------------------------------
-# Element types
-# --------------------------------------------------------------------------
 
 f32 = Float32Type()
 f64 = Float64Type()
@@ -140,15 +138,6 @@ def broadcast_shapes(op_name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
             dim = d
         out.append(dim)
     return tuple(out)
-
-
-def dense_i64_array(values: Sequence[int]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, list(values))
-
-
-# --------------------------------------------------------------------------
-# The op interface
-# --------------------------------------------------------------------------
 
 
 class GraphCanonicalization(HasCanonicalizationPatternsTrait):
@@ -256,11 +245,6 @@ def tensor_of(value: SSAValue) -> TensorType:
     t = value.type
     assert isinstance(t, TensorType)
     return t
-
-
-# --------------------------------------------------------------------------
-# Families
-# --------------------------------------------------------------------------
 
 
 class UnaryElementwiseOp(GraphOp):
@@ -448,3 +432,8 @@ class AxisNormalizationOp(GraphOp):
 
     def inferred_result_types(self) -> Sequence[Attribute]:
         return [self.input.type]
+
+
+def tensor_of_type(t: Attribute) -> TensorType:
+    assert isinstance(t, TensorType)
+    return t

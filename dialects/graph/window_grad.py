@@ -12,43 +12,27 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, Float64Type, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,
     result_def,
-    traits_def,
 )
-from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
-    FLOAT_TYPES,
+from graphopt.dialects.graph.base import (
     GraphOp,
-    dense_i64_array,
     shape_str,
     tensor,
     tensor_of,
     type_str,
 )
-
-
-# --------------------------------------------------------------------------
-# convolution and pooling backward ops (NCHW, OIHW)
-# --------------------------------------------------------------------------
-#
-# Shared index map of a 2-D window op: output (oh, ow) reads input
-# (oh*sh + kh*dh - pad_top, ow*sw + kw*dw - pad_left); reads outside the
-# input are zero (conv), -inf (max pool) or skipped (avg pool).
-
-
-def int_values(attr: DenseArrayBase) -> tuple[int, ...]:
-    return tuple(attr.get_values())  # type: ignore[arg-type]
+from graphopt.dialects.graph.properties import dense_i64_array, int_values
+from graphopt.dialects.graph.window import WindowOp
 
 
 def window_props(
@@ -61,23 +45,13 @@ def window_props(
     }
 
 
-class WindowGradOp(GraphOp):
-    """Common properties and checks of the 2-D window backward ops."""
+class WindowGradOp(WindowOp):
+    """A 2-D window backward op: the forward op's window, checked when the op
+    verifies (the forward op checks it while inferring its type)."""
 
-    strides = prop_def(DenseArrayBase)
-    padding = prop_def(DenseArrayBase)  # top, left, bottom, right
     dilations = prop_def(DenseArrayBase)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-
-    @property
-    def stride_values(self) -> tuple[int, int]:
-        return int_values(self.strides)  # type: ignore[return-value]
-
-    @property
-    def pad_values(self) -> tuple[int, int, int, int]:
-        return int_values(self.padding)  # type: ignore[return-value]
 
     @property
     def dilation_values(self) -> tuple[int, int]:
@@ -105,17 +79,6 @@ class WindowGradOp(GraphOp):
             max(w + pl + pr, (kw - 1) * dw + sw * (ow - 1) + 1, pl + w),
         )
 
-    def window_slices(self, kh: int, kw: int, oh: int, ow: int) -> tuple[slice, slice]:
-        (sh, sw), (dh, dw) = self.stride_values, self.dilation_values
-        return (
-            slice(kh * dh, kh * dh + sh * (oh - 1) + 1, sh),
-            slice(kw * dw, kw * dw + sw * (ow - 1) + 1, sw),
-        )
-
-
-def shape_prop(values: Sequence[int]) -> DenseArrayBase:
-    return dense_i64_array(values)
-
 
 @irdl_op_definition
 class Conv2dGradInputOp(WindowGradOp):
@@ -132,9 +95,7 @@ class Conv2dGradInputOp(WindowGradOp):
     result = result_def(TensorType)
     shape = prop_def(DenseArrayBase)
     groups = prop_def(IntegerAttr)
-    traits = traits_def(Pure())
     assembly_format = "$grad `,` $weight attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, grad: SSAValue, weight: SSAValue, shape: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
@@ -142,7 +103,7 @@ class Conv2dGradInputOp(WindowGradOp):
         super().__init__(
             operands=[grad, weight],
             result_types=[tensor(shape, tensor_of(grad).element_type)],
-            properties={**window_props(strides, padding, dilations), "shape": shape_prop(shape),
+            properties={**window_props(strides, padding, dilations), "shape": dense_i64_array(shape),
                         "groups": IntegerAttr(groups, i64)},
         )
 
@@ -193,9 +154,7 @@ class Conv2dGradFilterOp(WindowGradOp):
     result = result_def(TensorType)
     kernel = prop_def(DenseArrayBase)
     groups = prop_def(IntegerAttr)
-    traits = traits_def(Pure())
     assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue, grad: SSAValue, kernel: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
@@ -205,7 +164,7 @@ class Conv2dGradFilterOp(WindowGradOp):
         super().__init__(
             operands=[input, grad],
             result_types=[tensor(shape, tensor_of(grad).element_type)],
-            properties={**window_props(strides, padding, dilations), "kernel": shape_prop(kernel),
+            properties={**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel),
                         "groups": IntegerAttr(groups, i64)},
         )
 
@@ -259,9 +218,7 @@ class MaxPool2dGradOp(WindowGradOp):
     grad = operand_def(TensorType)
     result = result_def(TensorType)
     kernel = prop_def(DenseArrayBase)
-    traits = traits_def(Pure())
     assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue, grad: SSAValue, kernel: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
@@ -269,7 +226,7 @@ class MaxPool2dGradOp(WindowGradOp):
         super().__init__(
             operands=[input, grad],
             result_types=[input.type],
-            properties={**window_props(strides, padding, dilations), "kernel": shape_prop(kernel)},
+            properties={**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel)},
         )
 
     def inferred_result_types(self) -> Sequence[Attribute]:
@@ -313,15 +270,13 @@ class AvgPool2dGradOp(WindowGradOp):
     shape = prop_def(DenseArrayBase)
     kernel = prop_def(DenseArrayBase)
     count_include_pad = opt_prop_def(UnitAttr)
-    traits = traits_def(Pure())
     assembly_format = "$grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, grad: SSAValue, shape: Sequence[int], kernel: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1), count_include_pad: bool = False):
-        props = {**window_props(strides, padding, dilations), "kernel": shape_prop(kernel),
-                 "shape": shape_prop(shape)}
+        props = {**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel),
+                 "shape": dense_i64_array(shape)}
         if count_include_pad:
             props["count_include_pad"] = UnitAttr()
         super().__init__(
@@ -367,76 +322,9 @@ class AvgPool2dGradOp(WindowGradOp):
         return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
 
 
-@irdl_op_definition
-class LrnGradOp(GraphOp):
-    """The input gradient of ``graph.lrn`` (same size, alpha, beta, bias):
-    with ``s[c] = bias + alpha/size * sum_{window(c)} x^2``,
-    ``dx[k] = g[k] s[k]^-beta - 2 alpha beta / size * x[k] *
-    sum_{c : k in window(c)} g[c] x[c] s[c]^(-beta-1)``."""
-
-    name = "graph.lrn_grad"
-    input = operand_def(TensorType)
-    grad = operand_def(TensorType)
-    result = result_def(TensorType)
-    size = prop_def(IntegerAttr)
-    alpha = prop_def(FloatAttr[Float64Type])
-    beta = prop_def(FloatAttr[Float64Type])
-    bias = prop_def(FloatAttr[Float64Type])
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, input: SSAValue, grad: SSAValue, size: int, alpha: float, beta: float, bias: float):
-        super().__init__(
-            operands=[input, grad],
-            result_types=[input.type],
-            properties={
-                "size": IntegerAttr(size, i64),
-                "alpha": FloatAttr(float(alpha), 64),
-                "beta": FloatAttr(float(beta), 64),
-                "bias": FloatAttr(float(bias), 64),
-            },
-        )
-
-    @property
-    def window_size(self) -> int:
-        return self.size.value.data
-
-    @property
-    def params(self) -> tuple[float, float, float]:
-        return float(self.alpha.value.data), float(self.beta.value.data), float(self.bias.value.data)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        if self.input.type != self.grad.type:
-            raise VerifyException(
-                f"graph.lrn_grad: input and gradient types differ ({type_str(self.input.type)} vs "
-                f"{type_str(self.grad.type)})"
-            )
-        if len(tensor_of(self.input).get_shape()) < 2 or self.window_size < 1:
-            raise VerifyException("graph.lrn_grad: input must have rank >= 2 and size must be positive")
-        return [self.input.type]
-
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        x, g = (a.astype(np.float64) for a in inputs)
-        size = self.window_size
-        alpha, beta, bias = self.params
-        before, after = (size - 1) // 2, size // 2
-        c = x.shape[1]
-        rest = [(0, 0)] * (x.ndim - 2)
-        sq = np.pad(x * x, [(0, 0), (before, after), *rest])
-        s = bias + alpha / size * sum(sq[:, j:j + c] for j in range(size))
-        t = np.pad(g * x * s ** (-beta - 1.0), [(0, 0), (after, before), *rest])
-        back = sum(t[:, j:j + c] for j in range(size))
-        dx = g * s**-beta - 2.0 * alpha * beta / size * x * back
-        return [dx.astype(inputs[0].dtype)]
-
-
-WINDOW_GRAD_OPS: tuple[type[GraphOp], ...] = (
+OPS: tuple[type[GraphOp], ...] = (
     Conv2dGradInputOp,
     Conv2dGradFilterOp,
     MaxPool2dGradOp,
     AvgPool2dGradOp,
-    LrnGradOp,
 )

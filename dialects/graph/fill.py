@@ -1,5 +1,5 @@
 """Graph ops that make values rather than move them: fill, zeros_like,
-ones_like, dropout and copy (re-exported through ``graph_tensor``).
+ones_like, dropout and copy.
 
     %f = graph.fill {shape = array<i64: 2, 3>, value = 1.5 : f64} : tensor<2x3xf32>
     %z = graph.zeros_like %x : tensor<2x3xi32>
@@ -15,8 +15,7 @@ its operand.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Sequence, Set as AbstractSet
 from typing import ClassVar
 
 import numpy as np
@@ -47,22 +46,19 @@ from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
+from graphopt.dialects.graph.base import (
     ALL_TYPES,
     FLOAT_TYPES,
     GraphOp,
     UnaryElementwiseOp,
-    dense_i64_array,
     element_type_of,
     f32,
     numpy_dtype,
     tensor,
     tensor_of,
 )
-
-# --------------------------------------------------------------------------
-# scalar properties cast to an element type
-# --------------------------------------------------------------------------
+from graphopt.dialects.graph.properties import dense_i64_array
+from graphopt.dialects.traits import IgnoresOperandValues, NeverFolded
 
 
 def check_scalar_value(op_name: str, value: float, element_type: Attribute) -> None:
@@ -89,11 +85,6 @@ def scalar_of(value: float, element_type: Attribute) -> float | int:
 
 def _element_type(dtype: Attribute | np.dtype | type) -> Attribute:
     return dtype if isinstance(dtype, Attribute) else element_type_of(dtype)
-
-
-# --------------------------------------------------------------------------
-# fill, zeros_like, ones_like
-# --------------------------------------------------------------------------
 
 
 @irdl_op_definition
@@ -150,6 +141,7 @@ class ZerosLikeOp(UnaryElementwiseOp):
     """Zeros of the operand's type; the operand's values are never read."""
 
     name = "graph.zeros_like"
+    traits = traits_def(IgnoresOperandValues())
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
     NUMPY_FN = staticmethod(np.zeros_like)
 
@@ -159,13 +151,10 @@ class OnesLikeOp(UnaryElementwiseOp):
     """Ones (``true`` for i1) of the operand's type; the operand is never read."""
 
     name = "graph.ones_like"
+    traits = traits_def(IgnoresOperandValues())
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
     NUMPY_FN = staticmethod(np.ones_like)
 
-
-# --------------------------------------------------------------------------
-# dropout
-# --------------------------------------------------------------------------
 
 _M32 = 0xFFFFFFFF
 HASH_GOLDEN = 0x9E3779B9
@@ -238,7 +227,7 @@ class DropoutOp(GraphOp):
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(RandomEffect())
+    traits = traits_def(RandomEffect(), NeverFolded(when=lambda op: op.is_training))
     assembly_format = "$input attr-dict `:` type($input)"
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -283,11 +272,6 @@ class DropoutOp(GraphOp):
         return [np.where(keep, scaled, np.zeros((), x.dtype)).astype(x.dtype, copy=False)]
 
 
-# --------------------------------------------------------------------------
-# copy
-# --------------------------------------------------------------------------
-
-
 @irdl_op_definition
 class CopyOp(GraphOp):
     """A copy of its operand onto ``device`` (inserted by device planning).
@@ -303,7 +287,7 @@ class CopyOp(GraphOp):
     device = prop_def(StringAttr)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NeverFolded())
     assembly_format = "$input attr-dict `:` type($input)"
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -323,12 +307,10 @@ class CopyOp(GraphOp):
         return [inputs[0].copy()]
 
 
-OPS: tuple[type[GraphOp], ...] = (FillOp, ZerosLikeOp, OnesLikeOp, DropoutOp, CopyOp)
-
-__all__ = [op.__name__ for op in OPS] + [
-    "check_scalar_value",
-    "scalar_of",
-    "dropout_hash",
-    "dropout_keep_mask",
-    "dropout_threshold",
-]
+OPS: tuple[type[GraphOp], ...] = (
+    FillOp,
+    ZerosLikeOp,
+    OnesLikeOp,
+    DropoutOp,
+    CopyOp,
+)

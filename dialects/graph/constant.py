@@ -10,7 +10,6 @@ print as their IEEE bit pattern (``splat 0x7F800000``), as MLIR prints them.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 from math import prod
 from typing import ClassVar
@@ -32,7 +31,7 @@ from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
+from graphopt.dialects.graph.base import (
     FLOAT_TYPES,
     GraphOp,
     element_type_of,
@@ -40,7 +39,6 @@ from graphopt.dialects.graph_base import (
     tensor,
     tensor_of,
 )
-
 
 
 @irdl_op_definition
@@ -193,7 +191,6 @@ class ConstantOp(GraphOp):
             printer.print_op_attributes(self.attributes)
 
 
-
 _DENSE_SCALAR = re.compile(r"dense\s*<\s*(-\s*)?([0-9][0-9a-fA-FxX.eE+-]*|true|false)\s*>")
 
 
@@ -231,6 +228,7 @@ def _splat_attr(
         return IntegerAttr(int(number), elem)
     parser.raise_error(f"graph.constant: unsupported element type {elem}", pos)
 
+
 def _float_from_bits(bits: int, elem: Attribute, parser: Parser, pos: int) -> float:
     """The float whose IEEE bit pattern is ``bits`` (how inf and NaN print)."""
     width = 4 if elem == FLOAT_TYPES[0] else 8
@@ -240,3 +238,6 @@ def _float_from_bits(bits: int, elem: Attribute, parser: Parser, pos: int) -> fl
     return float(np.frombuffer(bits.to_bytes(width, "little"), dtype=dtype)[0])
 
 
+OPS: tuple[type[GraphOp], ...] = (
+    ConstantOp,
+)

@@ -1,14 +1,18 @@
-"""Normalization ops (re-exported by ``graph_nn``): batch_norm in inference
-and training form, and layer_norm.
+"""Normalization ops: softmax and log_softmax, batch_norm in inference and
+training form, layer_norm, and local response normalization (lrn, lrn_grad).
 
+    %p = graph.softmax %x {axis = -1 : i64} : (tensor<8x10xf32>) -> tensor<8x10xf32>
+    %l = graph.log_softmax %x {axis = -1 : i64} : (tensor<8x10xf32>) -> tensor<8x10xf32>
     %y = graph.batch_norm %x, %scale, %bias, %mean, %var {eps = 1.0e-05 : f64} : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x8x8xf32>
     %y, %m, %v = graph.batch_norm_train %x, %scale, %bias {eps = 1.0e-05 : f64, momentum = 0.9 : f64} : (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)
-    %l = graph.layer_norm %x, %scale, %bias {axis = -1 : i64, eps = 1.0e-05 : f64} : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+    %n = graph.layer_norm %x, %scale, %bias {axis = -1 : i64, eps = 1.0e-05 : f64} : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
 
+Softmax is ``exp(x - max) / sum(exp(x - max))`` (stable for large logits).
 The channel axis of batch_norm is 1 (N, C, ...).  Variances are biased (divide
 by the element count) and computed in two passes (no ``E[x²]-E[x]²``
-cancellation).  All three are OutEWiseFusable (TVM treats batch_norm so before
-``SimplifyInference`` rewrites it).
+cancellation).  The batch and layer norms are OutEWiseFusable (TVM treats
+batch_norm so before ``SimplifyInference`` rewrites it).  ``lrn`` is
+ONNX/AlexNet local response normalization across channels.
 """
 
 from __future__ import annotations
@@ -32,22 +36,52 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
+from graphopt.dialects.graph.base import (
+    AxisNormalizationOp,
     FLOAT_TYPES,
     GraphOp,
     broadcast_shapes,
+    check_static_tensor,
     normalize_axis,
     shape_str,
     tensor,
     tensor_of,
+    tensor_of_type,
     type_str,
 )
+from graphopt.dialects.graph.properties import f64_attr
+
+
+@irdl_op_definition
+class SoftmaxOp(AxisNormalizationOp):
+    """``exp(x - max) / sum(exp(x - max))`` along ``axis`` (stable for large logits)."""
+
+    name = "graph.softmax"
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        axis = self.normalized_axis
+        shifted = x - np.max(x, axis=axis, keepdims=True)
+        e = np.exp(shifted)
+        return [(e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)]
+
+
+@irdl_op_definition
+class LogSoftmaxOp(AxisNormalizationOp):
+    """``x - max - log(sum(exp(x - max)))`` along ``axis`` (stable for large logits)."""
+
+    name = "graph.log_softmax"
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        axis = self.normalized_axis
+        with np.errstate(all="ignore"):
+            shifted = x - np.max(x, axis=axis, keepdims=True)
+            logsum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+        return [(shifted - logsum).astype(x.dtype, copy=False)]
+
 
 DEFAULT_EPS = 1e-5
-
-
-def _f64(value: float) -> FloatAttr:
-    return FloatAttr(float(value), Float64Type())
 
 
 class NormOp(GraphOp):
@@ -129,7 +163,7 @@ class BatchNormOp(NormOp):
         super().__init__(
             operands=[input, scale, bias, mean, var],
             result_types=[input.type],
-            properties={"eps": _f64(eps)},
+            properties={"eps": f64_attr(eps)},
         )
         self.inferred_result_types()  # shape errors surface when building
 
@@ -187,7 +221,7 @@ class BatchNormTrainOp(NormOp):
         super().__init__(
             operands=[input, scale, bias],
             result_types=[input.type, stats, stats],
-            properties={"eps": _f64(eps), "momentum": _f64(momentum)},
+            properties={"eps": f64_attr(eps), "momentum": f64_attr(momentum)},
         )
         self.inferred_result_types()
 
@@ -248,7 +282,7 @@ class LayerNormOp(NormOp):
         super().__init__(
             operands=[input, scale, bias],
             result_types=[input.type],
-            properties={"axis": IntegerAttr(axis, i64), "eps": _f64(eps)},
+            properties={"axis": IntegerAttr(axis, i64), "eps": f64_attr(eps)},
         )
         self.inferred_result_types()
 
@@ -291,6 +325,156 @@ class LayerNormOp(NormOp):
         return [y.astype(x.dtype, copy=False)]
 
 
-OPS: tuple[type[GraphOp], ...] = (BatchNormOp, BatchNormTrainOp, LayerNormOp)
+def lrn_window(size: int) -> tuple[int, int]:
+    """Channels ``c - before .. c + after`` (ONNX: floor and ceil of (size-1)/2)."""
+    return (size - 1) // 2, size // 2
 
-__all__: list[str] = [op.__name__ for op in OPS]
+
+@irdl_op_definition
+class LrnOp(GraphOp):
+    """ONNX LRN across channels (AlexNet, GoogLeNet):
+    ``y = x / (bias + alpha/size * sum_{c' in window(c)} x[c']^2) ** beta``,
+    the window clipped to the existing channels.
+
+    OutEWiseFusable like the window ops: each output reads ``size`` inputs."""
+
+    name = "graph.lrn"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    size = prop_def(IntegerAttr)
+    alpha = prop_def(FloatAttr[Float64Type])
+    beta = prop_def(FloatAttr[Float64Type])
+    bias = prop_def(FloatAttr[Float64Type])
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(
+        self, input: SSAValue, size: int, alpha: float = 1e-4, beta: float = 0.75, bias: float = 1.0
+    ):
+        super().__init__(
+            operands=[input],
+            result_types=[self.infer_type(input.type, size)],
+            properties={
+                "size": IntegerAttr(size, i64),
+                "alpha": FloatAttr(float(alpha), 64),
+                "beta": FloatAttr(float(beta), 64),
+                "bias": FloatAttr(float(bias), 64),
+            },
+        )
+
+    @classmethod
+    def infer_type(cls, input: Attribute, size: int) -> TensorType:
+        check_static_tensor(cls.name, "input", input)
+        t = tensor_of_type(input)
+        if len(t.get_shape()) < 2:
+            raise VerifyException(f"{cls.name}: input must have rank >= 2 (N, C, ...), got {type_str(t)}")
+        if size < 1:
+            raise VerifyException(f"{cls.name}: size must be positive, got {size}")
+        return t
+
+    @property
+    def window_size(self) -> int:
+        return self.size.value.data
+
+    @property
+    def params(self) -> tuple[float, float, float]:
+        """(alpha, beta, bias)."""
+        return float(self.alpha.value.data), float(self.beta.value.data), float(self.bias.value.data)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.input.type, self.window_size)]
+
+    def square_sums(self, x: np.ndarray) -> np.ndarray:
+        """``sum x[c']^2`` over each channel's window (accumulated in f64)."""
+        before, after = lrn_window(self.window_size)
+        sq = np.square(x.astype(np.float64))
+        c = x.shape[1]
+        padded = np.pad(sq, [(0, 0), (before, after)] + [(0, 0)] * (x.ndim - 2))
+        return sum(padded[:, j:j + c] for j in range(self.window_size))  # type: ignore[return-value]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        alpha, beta, bias = self.params
+        scale = bias + alpha / self.window_size * self.square_sums(x)
+        return [(x / scale**beta).astype(x.dtype)]
+
+
+@irdl_op_definition
+class LrnGradOp(GraphOp):
+    """The input gradient of ``graph.lrn`` (same size, alpha, beta, bias):
+    with ``s[c] = bias + alpha/size * sum_{window(c)} x^2``,
+    ``dx[k] = g[k] s[k]^-beta - 2 alpha beta / size * x[k] *
+    sum_{c : k in window(c)} g[c] x[c] s[c]^(-beta-1)``."""
+
+    name = "graph.lrn_grad"
+    input = operand_def(TensorType)
+    grad = operand_def(TensorType)
+    result = result_def(TensorType)
+    size = prop_def(IntegerAttr)
+    alpha = prop_def(FloatAttr[Float64Type])
+    beta = prop_def(FloatAttr[Float64Type])
+    bias = prop_def(FloatAttr[Float64Type])
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, grad: SSAValue, size: int, alpha: float, beta: float, bias: float):
+        super().__init__(
+            operands=[input, grad],
+            result_types=[input.type],
+            properties={
+                "size": IntegerAttr(size, i64),
+                "alpha": FloatAttr(float(alpha), 64),
+                "beta": FloatAttr(float(beta), 64),
+                "bias": FloatAttr(float(bias), 64),
+            },
+        )
+
+    @property
+    def window_size(self) -> int:
+        return self.size.value.data
+
+    @property
+    def params(self) -> tuple[float, float, float]:
+        return float(self.alpha.value.data), float(self.beta.value.data), float(self.bias.value.data)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        if self.input.type != self.grad.type:
+            raise VerifyException(
+                f"graph.lrn_grad: input and gradient types differ ({type_str(self.input.type)} vs "
+                f"{type_str(self.grad.type)})"
+            )
+        if len(tensor_of(self.input).get_shape()) < 2 or self.window_size < 1:
+            raise VerifyException("graph.lrn_grad: input must have rank >= 2 and size must be positive")
+        return [self.input.type]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        x, g = (a.astype(np.float64) for a in inputs)
+        size = self.window_size
+        alpha, beta, bias = self.params
+        before, after = (size - 1) // 2, size // 2
+        c = x.shape[1]
+        rest = [(0, 0)] * (x.ndim - 2)
+        sq = np.pad(x * x, [(0, 0), (before, after), *rest])
+        s = bias + alpha / size * sum(sq[:, j:j + c] for j in range(size))
+        t = np.pad(g * x * s ** (-beta - 1.0), [(0, 0), (after, before), *rest])
+        back = sum(t[:, j:j + c] for j in range(size))
+        dx = g * s**-beta - 2.0 * alpha * beta / size * x * back
+        return [dx.astype(inputs[0].dtype)]
+
+
+OPS: tuple[type[GraphOp], ...] = (
+    SoftmaxOp,
+    LogSoftmaxOp,
+    BatchNormOp,
+    BatchNormTrainOp,
+    LayerNormOp,
+    LrnOp,
+    LrnGradOp,
+)
