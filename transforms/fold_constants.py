@@ -8,14 +8,14 @@ What is never folded, and why:
 
 * ops without the ``Pure`` trait (random ops such as a training-mode
   ``graph.dropout``): each run must draw new values;
-* op classes in :data:`NEVER_FOLD` (``CopyOp`` by default): a copy exists to
+* ops with the ``NeverFolded`` trait (``CopyOp``): a copy exists to
   produce a distinct buffer, folding it would merge it with its source;
 * results (or dense operands) bigger than ``max-elements``: the IR would grow
   by megabytes for no run-time gain.
 
 Splats never materialise: when every operand is a splat and the op is
-elementwise or broadcasting, it is evaluated on one-element arrays; the op
-classes of :data:`SPLAT_PRESERVING` only move or select elements (transpose,
+elementwise or broadcasting, it is evaluated on one-element arrays; ops
+with the ``PreservesSplat`` trait only move or select elements (transpose,
 reshape, broadcast_to, slice, reduce_max...) and pass a splat through; the
 rules of :data:`SPLAT_RULES` cover ops whose answer depends on a property: a
 ``graph.fill`` becomes a splat directly, a ``graph.pad`` of a splat by the same
@@ -23,9 +23,9 @@ value stays one.  A fill of a million elements therefore costs one scalar, in
 the IR and at compile time.
 
 The pass records how many ops it folded in ``statistics`` (shown by
-``graph-opt --pass-statistics``).  Plugins mark their own op classes with
-:func:`never_fold`, add them to :data:`SPLAT_PRESERVING`, or give them a splat
-rule with :func:`register_splat_rule`; all three are keyed by op class.
+``graph-opt --pass-statistics``).  Plugin ops declare the traits
+``NeverFolded`` and ``PreservesSplat`` (``graphopt.dialects.traits``), or get a
+splat rule with :func:`register_splat_rule`, keyed by op class.
 """
 
 from __future__ import annotations
@@ -45,38 +45,15 @@ from xdsl.traits import Pure
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
+from graphopt.dialects.traits import PreservesSplat, is_never_folded
 
 Scalar = float | int | bool
 #: rule(op, splat operand values) -> the splat value of the op's single result,
 #: or None when the rule does not apply.
 SplatRule = Callable[[Operation, Sequence[Scalar]], Scalar | None]
 
-#: Op classes that are never folded even though they are Pure (ops without
-#: ``Pure``, random ones included, are never folded either).
-NEVER_FOLD: set[type[Operation]] = {graph.CopyOp}
-
-#: Ops whose result is a splat of their (single) splat operand's value: they
-#: only move, select or replicate elements.
-SPLAT_PRESERVING: set[type[Operation]] = {
-    graph.TransposeOp,
-    graph.ReshapeOp,
-    graph.BroadcastToOp,
-    graph.SliceOp,
-    graph.ExpandDimsOp,
-    graph.SqueezeOp,
-    graph.FlattenOp,
-    graph.ReduceMaxOp,
-    graph.ReduceMinOp,
-}
-
 #: Op class -> splat rule, for ops whose splat result needs the op's properties.
 SPLAT_RULES: dict[type[Operation], SplatRule] = {}
-
-
-def never_fold(op_class: type[Operation]) -> type[Operation]:
-    """Class decorator (or plain call): never fold ``op_class`` ops."""
-    NEVER_FOLD.add(op_class)
-    return op_class
 
 
 def register_splat_rule(op_class: type[Operation], rule: SplatRule) -> None:
@@ -121,7 +98,7 @@ def is_never_fold(op: Operation) -> bool:
     """Random ops, copies and anything else whose identity matters."""
     if not op.has_trait(Pure):
         return True
-    return isinstance(op, tuple(NEVER_FOLD))
+    return is_never_folded(op)
 
 
 def splat_value(value: SSAValue) -> Scalar | None:
@@ -156,7 +133,7 @@ def _splat_results(op: GraphOp, splats: list[Scalar]) -> list[Scalar] | None:
         value = rule(op, splats)
         if value is not None:
             return [value]
-    preserving = isinstance(op, tuple(SPLAT_PRESERVING))
+    preserving = op.has_trait(PreservesSplat)
     if preserving and len(splats) == 1 and len(op.results) == 1:
         if tensor_of(op.results[0]).element_type == tensor_of(op.operands[0]).element_type:
             return [splats[0]]
@@ -260,13 +237,10 @@ class FoldConstantsPass(ModulePass):
 
 __all__ = [
     "FoldConstantsPass",
-    "NEVER_FOLD",
-    "SPLAT_PRESERVING",
     "SPLAT_RULES",
     "fold_constants",
     "fold_op",
     "is_never_fold",
-    "never_fold",
     "register_splat_rule",
     "splat_value",
 ]

@@ -141,13 +141,16 @@ def broadcast_shapes(op_name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
 
 
 class GraphCanonicalization(HasCanonicalizationPatternsTrait):
-    """Lets xDSL's ``canonicalize`` run the patterns registered for an op class
-    in ``graphopt.transforms.graph_canonicalization`` (plugins add more)."""
+    """Lets xDSL's ``canonicalize`` run, for an op class, the generic patterns
+    its traits call for (``graphopt.transforms.canonicalize_patterns``) and
+    the patterns registered for it in ``graphopt.transforms.graph_canonicalization``
+    (plugins add more).  ``ignore_nan`` is the ``canonicalize-graph`` option."""
 
-    def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
+    def get_patterns(self, op: type[Operation], ignore_nan: bool = False) -> tuple[RewritePattern, ...]:
+        from graphopt.transforms.canonicalize_patterns import trait_patterns
         from graphopt.transforms.graph_canonicalization import patterns_for
 
-        return patterns_for(op)
+        return trait_patterns(op, ignore_nan) + patterns_for(op)
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:

@@ -10,7 +10,9 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 from graphopt.dialects import graph
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
-from graphopt.transforms import canonicalize_patterns
+from graphopt.dialects.graph import GraphCanonicalization
+from graphopt.transforms.canonicalize_graph import CanonicalizeGraphPass
+from graphopt.transforms.canonicalize_patterns import trait_patterns
 from graphopt.transforms.graph_canonicalization import patterns_for
 
 RNG = np.random.default_rng(5)
@@ -34,8 +36,17 @@ def graph_ops(module):
 
 
 def test_patterns_register_on_first_lookup() -> None:
-    assert patterns_for(graph.AddOp)
     assert patterns_for(graph.TransposeOp)
+
+
+def test_traits_give_the_algebraic_patterns() -> None:
+    """The generic patterns come from the op's traits, on every lookup path."""
+    (canon,) = graph.AddOp.get_traits_of_type(GraphCanonicalization)
+    names = {type(p).__name__ for p in canon.get_patterns(graph.AddOp)}
+    assert names == {"NeutralOperand"}
+    names = {type(p).__name__ for p in trait_patterns(graph.MulOp)}
+    assert names == {"NeutralOperand", "AbsorbingOperand"}
+    assert trait_patterns(graph.ExpOp) == ()
 
 
 @pytest.mark.parametrize(
@@ -90,12 +101,11 @@ def test_float_zero_algebra_keeps_nan() -> None:
     assert np.isnan(prod[:2]).all() and np.isnan(diff[:2]).all()
 
 
-def test_fast_math_flag(monkeypatch) -> None:
-    monkeypatch.setattr(canonicalize_patterns, "FLOAT_ALGEBRA_IGNORES_NAN", True)
+def test_fast_math_option() -> None:
     b = GraphBuilder("f")
     x = b.input((3,))
     module = b.build(b.mul(x, b.splat((3,), 0.0)))
-    CanonicalizePass().apply(Context(), module)
+    CanonicalizeGraphPass(ignore_nan=True).apply(Context(), module)
     assert graph_ops(module) == ["graph.constant"]
 
 

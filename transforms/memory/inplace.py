@@ -26,20 +26,16 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
 from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.traits import IgnoresOperandValues
 
 
-def _ignoring_classes() -> tuple[type, ...]:
-    """Ops that read only their operand's shape (NNVM's FIgnoreInputs)."""
-    try:
-        from graphopt.dialects.graph import OnesLikeOp, ZerosLikeOp
-    except ImportError:  # pragma: no cover - the op set is optional
-        return ()
-    return (ZerosLikeOp, OnesLikeOp)
+def _ignores_inputs(op: Operation) -> bool:
+    """Ops that read only their operands' shapes (NNVM's FIgnoreInputs)."""
+    return op.has_trait(IgnoresOperandValues)
 
 
 def _arg_ignored(arg: SSAValue) -> bool:
-    ignoring = _ignoring_classes()
-    return bool(arg.uses) and all(isinstance(u.operation, ignoring) for u in arg.uses)
+    return bool(arg.uses) and all(_ignores_inputs(u.operation) for u in arg.uses)
 
 
 def ignored_operands(op: Operation) -> set[int]:
@@ -48,7 +44,7 @@ def ignored_operands(op: Operation) -> set[int]:
 
     if isinstance(op, GroupOp):
         return {i for i, a in enumerate(op.body.block.args) if _arg_ignored(a)}
-    if isinstance(op, _ignoring_classes()):
+    if _ignores_inputs(op):
         return set(range(len(op.operands)))
     return set()
 
@@ -59,7 +55,7 @@ def reads_at_output_index(op: Operation, operand_index: int) -> bool:
 
     if not isinstance(op, GraphOp) or len(op.results) != 1:
         return False
-    if isinstance(op, _ignoring_classes()):
+    if _ignores_inputs(op):
         return True
     if op.fuse_pattern > FusePattern.BROADCAST:
         return False
@@ -133,7 +129,7 @@ def _aligned_values(group, result_index: int) -> set[SSAValue]:
                     if group.results[use.index].uses:
                         return False  # another computed output reads it
                 continue
-            if isinstance(user, _ignoring_classes()):
+            if _ignores_inputs(user):
                 continue  # reads only the shape
             if not reads_at_output_index(user, use.index):
                 return False
