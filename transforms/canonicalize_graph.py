@@ -3,7 +3,7 @@ floating-point option.
 
     graph-opt -p 'canonicalize-graph{ignore-nan=true}' model.mlir
 
-Without options it is ``canonicalize``.  ``ignore-nan=true`` is fast-math for
+Without options it is ``canonicalize`` (on graph-level IR only).  ``ignore-nan=true`` is fast-math for
 the algebra: the facts that hold for floats only when NaN and inf may be
 ignored (``AbsorbingElement``: ``x * 0 -> 0``; ``SelfCancelling``:
 ``x - x -> 0``) are applied to floats too.  The option is the pass's, not the
@@ -28,6 +28,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from graphopt.dialects.graph import GraphCanonicalization
+from graphopt.transforms.levels import GRAPH, require_level
 
 
 @dataclass
@@ -54,6 +55,7 @@ class CanonicalizeGraphPass(ModulePass):
     ignore_nan: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_level(op, self.name, GRAPH)
         pattern = GreedyRewritePatternApplier(
             [_Canonicalization(self.ignore_nan)], ctx=ctx, folding_enabled=True
         )

@@ -1,10 +1,13 @@
 """The op interface every ``graph`` op implements, and the families that share it.
 
-An op of the graph dialect knows three things about itself, on its class:
+An op of the graph dialect knows these things about itself, on its class:
 
-* how its result types follow from its operand types and properties
-  (``inferred_result_types``; builders call the family's ``infer_type`` and the
-  verifier checks the two agree);
+* how its result types follow from its operand types and properties: ONE
+  classmethod, ``infer_type`` (MLIR's ``InferTypeOpInterface`` shape), which
+  builders call with their arguments and the verifier
+  (``inferred_result_types``) with the op's own operand types and property
+  values;
+* its algebraic and folding facts, as traits (``graphopt.dialects.traits``);
 * its fuse pattern (``FUSE_PATTERN``);
 * its numpy reference semantics (``reference``), which constant folding, the
   reference interpreter and the tests share.
@@ -14,6 +17,9 @@ interface once; a concrete op only names itself and its numpy function.
 """
 
 from __future__ import annotations
+
+import inspect
+from functools import cache
 
 from collections.abc import Callable, Sequence
 from typing import ClassVar
@@ -46,7 +52,7 @@ from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph.properties import dense_i64_array
+from graphopt.dialects.graph.properties import property_value, dense_i64_array, int_value, int_values
 
 
 f32 = Float32Type()
@@ -157,6 +163,17 @@ class GraphCanonicalization(HasCanonicalizationPatternsTrait):
         return ()
 
 
+@cache
+def _property_parameters(cls: type[GraphOp], n_operands: int) -> tuple[tuple[str, bool], ...]:
+    """``(name, has a default)`` of each property parameter of ``cls.infer_type``."""
+    params = list(inspect.signature(cls.infer_type).parameters.values())[n_operands:]
+    names = cls.get_irdl_definition().properties
+    for p in params:
+        if p.name not in names:
+            raise TypeError(f"{cls.name}.infer_type: parameter '{p.name}' is not a property")
+    return tuple((p.name, p.default is not p.empty) for p in params)
+
+
 class GraphOp(IRDLOperation):
     """Base class of every ``graph`` op: the interface described above."""
 
@@ -165,9 +182,38 @@ class GraphOp(IRDLOperation):
 
     traits = traits_def(GraphCanonicalization())
 
+    @classmethod
+    def infer_type(cls, *operand_types: Attribute | Sequence[Attribute], **properties: object) -> Attribute | Sequence[Attribute]:
+        """The op's one type inference (MLIR's ``InferTypeOpInterface``): its
+        result type (or types) from its operand types, one per operand
+        definition in order (a list for a variadic one), and its property
+        values as Python values (``properties.property_value``), each passed
+        as the parameter of the property's name.  A property that is absent
+        takes the parameter's default, or ``None``.  Builders call it with
+        their arguments; the verifier calls it on the op
+        (:meth:`inferred_result_types`)."""
+        raise NotImplementedError(f"{cls.name} does not infer its result types")
+
     def inferred_result_types(self) -> Sequence[Attribute]:
-        """The result types this op's operands and properties imply."""
-        raise NotImplementedError(f"{self.name} does not infer its result types")
+        """The result types this op's operands and properties imply.
+
+        Ops whose result type itself carries information (the target shape of
+        a reshape, the element type of a cast) override this."""
+        cls = type(self)
+        op_def = cls.get_irdl_definition()
+        operand_types: list[Attribute | list[Attribute]] = []
+        for field, _ in op_def.operands:
+            value = getattr(self, field)
+            operand_types.append(value.type if isinstance(value, SSAValue) else [v.type for v in value])
+        properties: dict[str, object] = {}
+        for name, has_default in _property_parameters(cls, len(operand_types)):
+            attr = self.properties.get(name)
+            if attr is not None:
+                properties[name] = property_value(attr)
+            elif not has_default:
+                properties[name] = None
+        out = cls.infer_type(*operand_types, **properties)
+        return list(out) if isinstance(out, (list, tuple)) else [out]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         """Evaluate the op on numpy arrays (one array per result)."""
@@ -268,8 +314,9 @@ class UnaryElementwiseOp(GraphOp):
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input], result_types=[input.type])
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -318,9 +365,6 @@ class BinaryBroadcastOp(GraphOp):
     @classmethod
     def result_element_type(cls, operand_element_type: Attribute) -> Attribute:
         return operand_element_type
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.lhs.type, self.rhs.type)]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         a, b = inputs
@@ -379,7 +423,7 @@ class ReduceOp(GraphOp):
 
     @property
     def axis_values(self) -> tuple[int, ...]:
-        return tuple(self.axes.get_values())  # type: ignore[arg-type]
+        return int_values(self.axes)
 
     @property
     def normalized_axes(self) -> tuple[int, ...]:
@@ -389,9 +433,6 @@ class ReduceOp(GraphOp):
     @property
     def keeps_dims(self) -> bool:
         return self.keepdims is not None
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.axis_values, self.keeps_dims)]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -423,18 +464,19 @@ class AxisNormalizationOp(GraphOp):
     @property
     def normalized_axis(self) -> int:
         rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, self.axis.value.data, rank)
+        return normalize_axis(self.name, int_value(self.axis), rank)
 
     def verify_extra(self) -> None:
         shape = tensor_of(self.input).get_shape()
         if shape[self.normalized_axis] == 0:
             raise VerifyException(
                 f"{self.name}: cannot normalize over an empty axis "
-                f"(axis {self.axis.value.data} of {shape_str(shape)})"
+                f"(axis {int_value(self.axis)} of {shape_str(shape)})"
             )
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
 
 
 def tensor_of_type(t: Attribute) -> TensorType:

@@ -62,7 +62,7 @@ from graphopt.dialects.graph.base import (
     tensor_of,
     type_str,
 )
-from graphopt.dialects.graph.properties import f64_attr
+from graphopt.dialects.graph.properties import f64_attr, float_value
 from graphopt.dialects.traits import AbsorbingElement, Idempotent, IdentityIfSameType, Involution, NeutralElement, SelfCancelling
 
 
@@ -200,7 +200,7 @@ class LeakyReluOp(UnaryElementwiseOp):
 
     @property
     def alpha_value(self) -> float:
-        return float(self.alpha.value.data)
+        return float_value(self.alpha)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -227,7 +227,7 @@ class ClipOp(UnaryElementwiseOp):
 
     @property
     def bounds(self) -> tuple[float, float]:
-        return float(self.min_value.value.data), float(self.max_value.value.data)
+        return float_value(self.min_value), float_value(self.max_value)
 
     def typed_bounds(self) -> tuple[float | int, float | int]:
         """The bounds as values of the element type (see the class docstring)."""
@@ -389,9 +389,6 @@ class WhereOp(GraphOp):
         shape = broadcast_shapes(cls.name, cond.get_shape(), lhs.get_shape(), rhs.get_shape())
         return tensor(shape, lhs.element_type)
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.cond.type, self.lhs.type, self.rhs.type)]
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         c, a, b = inputs
         return [np.asarray(np.where(c, a, b), dtype=a.dtype)]
@@ -492,9 +489,6 @@ class AddNOp(GraphOp):
                 + ")"
             )
         return types[0]
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type([v.type for v in self.inputs])]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         total = inputs[0].copy()

@@ -57,7 +57,7 @@ from graphopt.dialects.graph.base import (
     tensor,
     tensor_of,
 )
-from graphopt.dialects.graph.properties import dense_i64_array
+from graphopt.dialects.graph.properties import dense_i64_array, f64_attr, float_value, int_value, int_values
 from graphopt.dialects.traits import IgnoresOperandValues, NeverFolded
 
 
@@ -110,23 +110,23 @@ class FillOp(GraphOp):
     ):
         super().__init__(
             result_types=[tensor(shape, _element_type(element_type))],
-            properties={"shape": dense_i64_array(shape), "value": FloatAttr(float(value), 64)},
+            properties={"shape": dense_i64_array(shape), "value": f64_attr(value)},
         )
 
     @property
     def shape_values(self) -> tuple[int, ...]:
-        return tuple(self.shape.get_values())  # type: ignore[arg-type]
+        return int_values(self.shape)
 
     @property
     def scalar(self) -> float | int:
-        return scalar_of(self.value.value.data, tensor_of(self.result).element_type)
+        return scalar_of(float_value(self.value), tensor_of(self.result).element_type)
 
     def verify_extra(self) -> None:
         if any(d < 0 for d in self.shape_values):
             raise VerifyException(
                 f"graph.fill: negative dimension in shape {list(self.shape_values)}"
             )
-        check_scalar_value(self.name, self.value.value.data, tensor_of(self.result).element_type)
+        check_scalar_value(self.name, float_value(self.value), tensor_of(self.result).element_type)
 
     def inferred_result_types(self) -> Sequence[Attribute]:
         return [tensor(self.shape_values, tensor_of(self.result).element_type)]
@@ -233,7 +233,7 @@ class DropoutOp(GraphOp):
 
     def __init__(self, input: SSAValue, rate: float = 0.5, seed: int = 0, training: bool = False):
         props: dict[str, Attribute] = {
-            "rate": FloatAttr(float(rate), 64),
+            "rate": f64_attr(rate),
             "seed": IntegerAttr(seed, i64),
         }
         if training:
@@ -242,11 +242,11 @@ class DropoutOp(GraphOp):
 
     @property
     def rate_value(self) -> float:
-        return self.rate.value.data
+        return float_value(self.rate)
 
     @property
     def seed_value(self) -> int:
-        return self.seed.value.data
+        return int_value(self.seed)
 
     @property
     def is_training(self) -> bool:
@@ -256,8 +256,9 @@ class DropoutOp(GraphOp):
         if not 0.0 <= self.rate_value < 1.0:
             raise VerifyException(f"graph.dropout: rate {self.rate_value} is not in [0, 1)")
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
 
     @property
     def scale(self) -> float:
@@ -300,8 +301,9 @@ class CopyOp(GraphOp):
         if not self.device.data:
             raise VerifyException("graph.copy: device must not be empty")
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].copy()]

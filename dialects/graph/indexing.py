@@ -48,11 +48,12 @@ from graphopt.dialects.graph.base import (
     shape_str,
     tensor,
     tensor_of,
+    tensor_of_type,
     type_str,
 )
 from graphopt.dialects.graph.fill import check_scalar_value, scalar_of
 from graphopt.dialects.graph.layout import LayoutOp, shape_of
-from graphopt.dialects.graph.properties import dense_i64_array, int_values
+from graphopt.dialects.graph.properties import dense_i64_array, f64_attr, float_value, int_value, int_values
 from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
@@ -108,10 +109,7 @@ class ConcatOp(LayoutOp):
 
     @property
     def normalized_axis(self) -> int:
-        return normalize_axis(self.name, self.axis.value.data, len(shape_of(self.result.type)))
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type([v.type for v in self.inputs], self.axis.value.data)]
+        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.result.type)))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [np.concatenate(inputs, axis=self.normalized_axis)]
@@ -141,12 +139,12 @@ class SplitOp(LayoutOp):
             sizes = [dim // sizes] * sizes
         super().__init__(
             operands=[input],
-            result_types=[self.infer_types(input.type, axis, sizes)],
+            result_types=[self.infer_type(input.type, axis, sizes)],
             properties={"axis": IntegerAttr(axis, i64), "sizes": dense_i64_array(sizes)},
         )
 
     @classmethod
-    def infer_types(cls, input: Attribute, axis: int, sizes: Sequence[int]) -> list[TensorType]:
+    def infer_type(cls, input: Attribute, axis: int, sizes: Sequence[int]) -> list[TensorType]:
         assert isinstance(input, TensorType)
         shape = shape_of(input)
         ax = normalize_axis(cls.name, axis, len(shape))
@@ -167,7 +165,7 @@ class SplitOp(LayoutOp):
 
     @property
     def normalized_axis(self) -> int:
-        return normalize_axis(self.name, self.axis.value.data, len(shape_of(self.input.type)))
+        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.input.type)))
 
     def offsets(self) -> list[int]:
         """Start of each piece along the axis."""
@@ -178,15 +176,12 @@ class SplitOp(LayoutOp):
         return out
 
     def verify_extra(self) -> None:
-        self.infer_types(self.input.type, self.axis.value.data, self.size_values)
+        self.infer_type(self.input.type, int_value(self.axis), self.size_values)
         if len(self.outputs) != len(self.size_values):
             raise VerifyException(
                 f"graph.split: {len(self.size_values)} sizes need {len(self.size_values)} "
                 f"results, got {len(self.outputs)}"
             )
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return self.infer_types(self.input.type, self.axis.value.data, self.size_values)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -300,9 +295,6 @@ class SliceOp(LayoutOp):
     def axis_ranges(self) -> list[tuple[int, int, int]]:
         return self.ranges(self.input.type, *self._props())
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, *self._props())]
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         out = inputs[0]
         for ax, (first, step, count) in enumerate(self.axis_ranges()):
@@ -326,7 +318,7 @@ class PadOp(LayoutOp):
         super().__init__(
             operands=[input],
             result_types=[self.infer_type(input.type, pads)],
-            properties={"pads": dense_i64_array(pads), "value": FloatAttr(float(value), 64)},
+            properties={"pads": dense_i64_array(pads), "value": f64_attr(value)},
         )
 
     @classmethod
@@ -348,13 +340,10 @@ class PadOp(LayoutOp):
 
     @property
     def scalar(self) -> float | int:
-        return scalar_of(self.value.value.data, tensor_of(self.input).element_type)
+        return scalar_of(float_value(self.value), tensor_of(self.input).element_type)
 
     def verify_extra(self) -> None:
-        check_scalar_value(self.name, self.value.value.data, tensor_of(self.input).element_type)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.pad_values)]
+        check_scalar_value(self.name, float_value(self.value), tensor_of(self.input).element_type)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -406,10 +395,7 @@ class GatherOp(LayoutOp):
 
     @property
     def normalized_axis(self) -> int:
-        return normalize_axis(self.name, self.axis.value.data, len(shape_of(self.data.type)))
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.data.type, self.indices.type, self.axis.value.data)]
+        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.data.type)))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         data, idx = inputs
@@ -440,14 +426,16 @@ class SliceGradOp(GraphOp):
     def __init__(self, grad: SSAValue, shape: Sequence[int], firsts: Sequence[int], steps: Sequence[int]):
         super().__init__(
             operands=[grad],
-            result_types=[tensor(shape, tensor_of(grad).element_type)],
+            result_types=[self.infer_type(grad.type, shape, firsts, steps)],
             properties={"shape": dense_i64_array(shape), "firsts": dense_i64_array(firsts),
                         "steps": dense_i64_array(steps)},
         )
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        shape, firsts, steps = int_values(self.shape), int_values(self.firsts), int_values(self.steps)
-        gs = tensor_of(self.grad).get_shape()
+    @classmethod
+    def infer_type(
+        cls, grad: Attribute, shape: Sequence[int], firsts: Sequence[int], steps: Sequence[int]
+    ) -> Attribute:
+        gs = shape_of(grad)
         if not len(shape) == len(firsts) == len(steps) == len(gs):
             raise VerifyException(
                 f"graph.slice_grad: shape, firsts, steps and the grad {shape_str(gs)} need one entry per axis"
@@ -458,7 +446,7 @@ class SliceGradOp(GraphOp):
                 raise VerifyException(
                     f"graph.slice_grad: {c} elements from {f} by {st} do not fit in {shape_str(shape)}"
                 )
-        return [tensor(shape, tensor_of(self.grad).element_type)]
+        return tensor(shape, tensor_of_type(grad).element_type)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (g,) = inputs
@@ -489,18 +477,19 @@ class GatherGradOp(GraphOp):
     def __init__(self, indices: SSAValue, grad: SSAValue, shape: Sequence[int], axis: int):
         super().__init__(
             operands=[indices, grad],
-            result_types=[tensor(shape, tensor_of(grad).element_type)],
+            result_types=[self.infer_type(indices.type, grad.type, shape, axis)],
             properties={"shape": dense_i64_array(shape), "axis": IntegerAttr(axis, i64)},
         )
 
     @property
     def axis_value(self) -> int:
-        return self.axis.value.data
+        return int_value(self.axis)
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        shape, a = int_values(self.shape), self.axis_value
-        ishape, gs = tensor_of(self.indices).get_shape(), tensor_of(self.grad).get_shape()
-        if tensor_of(self.indices).element_type != i64:
+    @classmethod
+    def infer_type(cls, indices: Attribute, grad: Attribute, shape: Sequence[int], axis: int) -> Attribute:
+        a = axis
+        ishape, gs = shape_of(indices), shape_of(grad)
+        if tensor_of_type(indices).element_type != i64:
             raise VerifyException("graph.gather_grad: indices must have element type i64")
         if not 0 <= a < len(shape) or tuple(gs) != (*shape[:a], *ishape, *shape[a + 1:]):
             raise VerifyException(
@@ -512,7 +501,7 @@ class GatherGradOp(GraphOp):
                 f"graph.gather_grad: axis {a} of {shape_str(shape)} is empty, "
                 f"nothing to scatter {shape_str(ishape)} indices into"
             )
-        return [tensor(shape, tensor_of(self.grad).element_type)]
+        return tensor(shape, tensor_of_type(grad).element_type)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         idx, g = inputs

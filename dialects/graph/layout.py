@@ -39,7 +39,7 @@ from graphopt.dialects.graph.base import (
     tensor,
     tensor_of,
 )
-from graphopt.dialects.graph.properties import dense_i64_array, int_values
+from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
 from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
@@ -94,10 +94,7 @@ class TransposeOp(GraphOp):
 
     @property
     def permutation(self) -> tuple[int, ...]:
-        return tuple(self.perm.get_values())  # type: ignore[arg-type]
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.permutation)]
+        return int_values(self.perm)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [np.transpose(inputs[0], self.permutation).copy(order="C")]
@@ -220,9 +217,6 @@ class ExpandDimsOp(LayoutOp):
     def normalized_axes(self) -> tuple[int, ...]:
         return self.new_axes(self.input.type, int_values(self.axes))  # type: ignore[arg-type]
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, int_values(self.axes))]  # type: ignore[arg-type]
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].reshape(shape_of(self.result.type))]
 
@@ -268,9 +262,6 @@ class SqueezeOp(LayoutOp):
     def normalized_axes(self) -> tuple[int, ...]:
         return self.dropped_axes(self.input.type, int_values(self.axes))
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, int_values(self.axes))]
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].reshape(shape_of(self.result.type))]
 
@@ -310,10 +301,7 @@ class FlattenOp(LayoutOp):
 
     @property
     def normalized_axis(self) -> int:
-        return self.split_axis(self.input.type, self.axis.value.data)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.axis.value.data)]
+        return self.split_axis(self.input.type, int_value(self.axis))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].reshape(shape_of(self.result.type))]

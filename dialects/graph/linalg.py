@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -64,9 +63,6 @@ class MatmulOp(GraphOp):
             )
         batch = broadcast_shapes(cls.name, a[:-2], b[:-2])
         return tensor((*batch, a[-2], b[-1]), lhs.element_type)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.lhs.type, self.rhs.type)]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         a, b = inputs

@@ -2,7 +2,7 @@
 ``graph-opt`` and ``graphopt.compile`` after the ops verify
 (``graphopt.tools.diagnostics.verify_located``):
 
-* SSA dominance in every region (``graph_dominance``);
+* SSA dominance in every region (``dominance``);
 * a ``func.func`` without a body is a declaration, which must be private
   (as MLIR requires): a public one would be an entry point with no code;
 * every dimension of a function signature fits in int64, as the per-op

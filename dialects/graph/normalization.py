@@ -45,11 +45,10 @@ from graphopt.dialects.graph.base import (
     normalize_axis,
     shape_str,
     tensor,
-    tensor_of,
     tensor_of_type,
     type_str,
 )
-from graphopt.dialects.graph.properties import f64_attr
+from graphopt.dialects.graph.properties import f64_attr, float_value, int_value
 
 
 @irdl_op_definition
@@ -96,20 +95,21 @@ class NormOp(GraphOp):
 
     @property
     def epsilon(self) -> float:
-        return self.eps.value.data
+        return float_value(self.eps)
 
     def verify_extra(self) -> None:
         if not self.epsilon >= 0.0:
             raise VerifyException(f"{self.name}: eps must be >= 0, got {self.epsilon}")
 
-    def check_same_element_type(self) -> None:
-        first = tensor_of(self.operands[0]).element_type
-        for i, v in enumerate(self.operands[1:], start=1):
-            if tensor_of(v).element_type != first:
-                raise VerifyException(
-                    f"{self.name}: element types differ (operand #0 is {first}, "
-                    f"operand #{i} is {tensor_of(v).element_type})"
-                )
+
+def check_same_element_type(op_name: str, types: Sequence[Attribute]) -> None:
+    first = tensor_of_type(types[0]).element_type
+    for i, t in enumerate(types[1:], start=1):
+        if tensor_of_type(t).element_type != first:
+            raise VerifyException(
+                f"{op_name}: element types differ (operand #0 is {first}, "
+                f"operand #{i} is {tensor_of_type(t).element_type})"
+            )
 
 
 def check_channel_params(op_name: str, x: Attribute, params: Sequence[tuple[str, Attribute]]) -> int:
@@ -162,16 +162,18 @@ class BatchNormOp(NormOp):
     ):
         super().__init__(
             operands=[input, scale, bias, mean, var],
-            result_types=[input.type],
+            result_types=[self.infer_type(input.type, scale.type, bias.type, mean.type, var.type)],
             properties={"eps": f64_attr(eps)},
         )
-        self.inferred_result_types()  # shape errors surface when building
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        params = [(n, getattr(self, n).type) for n in ("scale", "bias", "mean", "var")]
-        check_channel_params(self.name, self.input.type, params)
-        self.check_same_element_type()
-        return [self.input.type]
+    @classmethod
+    def infer_type(
+        cls, input: Attribute, scale: Attribute, bias: Attribute, mean: Attribute, var: Attribute
+    ) -> Attribute:
+        params = [("scale", scale), ("bias", bias), ("mean", mean), ("var", var)]
+        check_channel_params(cls.name, input, params)
+        check_same_element_type(cls.name, (input, scale, bias, mean, var))
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, scale, bias, mean, var = inputs
@@ -215,34 +217,30 @@ class BatchNormTrainOp(NormOp):
         eps: float = DEFAULT_EPS,
         momentum: float = 0.9,
     ):
-        t = tensor_of(input)
-        c = t.get_shape()[1] if len(t.get_shape()) >= 2 else 0
-        stats = tensor((c,), t.element_type)
         super().__init__(
             operands=[input, scale, bias],
-            result_types=[input.type, stats, stats],
+            result_types=self.infer_type(input.type, scale.type, bias.type),
             properties={"eps": f64_attr(eps), "momentum": f64_attr(momentum)},
         )
-        self.inferred_result_types()
 
     @property
     def momentum_value(self) -> float:
-        return self.momentum.value.data
+        return float_value(self.momentum)
 
     def verify_extra(self) -> None:
         super().verify_extra()
         if not 0.0 <= self.momentum_value <= 1.0:
             raise VerifyException(f"{self.name}: momentum must be in [0, 1], got {self.momentum_value}")
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        params = [("scale", self.scale.type), ("bias", self.bias.type)]
-        c = check_channel_params(self.name, self.input.type, params)
-        self.check_same_element_type()
-        shape = tensor_of(self.input).get_shape()
+    @classmethod
+    def infer_type(cls, input: Attribute, scale: Attribute, bias: Attribute) -> list[Attribute]:
+        c = check_channel_params(cls.name, input, [("scale", scale), ("bias", bias)])
+        check_same_element_type(cls.name, (input, scale, bias))
+        shape = tensor_of_type(input).get_shape()
         if prod(shape) == 0:
-            raise VerifyException(f"{self.name}: empty batch ({shape_str(shape)})")
-        stats = tensor((c,), tensor_of(self.input).element_type)
-        return [self.input.type, stats, stats]
+            raise VerifyException(f"{cls.name}: empty batch ({shape_str(shape)})")
+        stats = tensor((c,), tensor_of_type(input).element_type)
+        return [input, stats, stats]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, scale, bias = inputs
@@ -281,39 +279,43 @@ class LayerNormOp(NormOp):
     ):
         super().__init__(
             operands=[input, scale, bias],
-            result_types=[input.type],
+            result_types=[self.infer_type(input.type, scale.type, bias.type, axis)],
             properties={"axis": IntegerAttr(axis, i64), "eps": f64_attr(eps)},
         )
-        self.inferred_result_types()
+
+    @classmethod
+    def normalize(cls, input: Attribute, axis: int) -> int:
+        rank = len(tensor_of_type(input).get_shape())
+        if rank == 0:
+            raise VerifyException(f"{cls.name}: input must have rank >= 1, got {type_str(input)}")
+        return normalize_axis(cls.name, axis, rank)
 
     @property
     def normalized_axis(self) -> int:
-        rank = len(tensor_of(self.input).get_shape())
-        if rank == 0:
-            raise VerifyException(f"{self.name}: input must have rank >= 1, got {type_str(self.input.type)}")
-        return normalize_axis(self.name, self.axis.value.data, rank)
+        return self.normalize(self.input.type, int_value(self.axis))
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        axis = self.normalized_axis
-        shape = tensor_of(self.input).get_shape()
-        norm = tuple(shape[axis:])
+    @classmethod
+    def infer_type(cls, input: Attribute, scale: Attribute, bias: Attribute, axis: int) -> Attribute:
+        ax = cls.normalize(input, axis)
+        shape = tensor_of_type(input).get_shape()
+        norm = tuple(shape[ax:])
         if prod(norm) == 0:
-            raise VerifyException(f"{self.name}: empty normalized axes ({shape_str(shape)}, axis {axis})")
-        for what in ("scale", "bias"):
-            p = tensor_of(getattr(self, what)).get_shape()
+            raise VerifyException(f"{cls.name}: empty normalized axes ({shape_str(shape)}, axis {ax})")
+        for what, t in (("scale", scale), ("bias", bias)):
+            p = tensor_of_type(t).get_shape()
             ok = len(p) <= len(norm)
             if ok:
                 try:
-                    ok = broadcast_shapes(self.name, p, norm) == norm
+                    ok = broadcast_shapes(cls.name, p, norm) == norm
                 except VerifyException:
                     ok = False
             if not ok:
                 raise VerifyException(
-                    f"{self.name}: {what} {shape_str(p)} does not broadcast to the normalized "
+                    f"{cls.name}: {what} {shape_str(p)} does not broadcast to the normalized "
                     f"shape {shape_str(norm)} of {shape_str(shape)}"
                 )
-        self.check_same_element_type()
-        return [self.input.type]
+        check_same_element_type(cls.name, (input, scale, bias))
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, scale, bias = inputs
@@ -360,9 +362,9 @@ class LrnOp(GraphOp):
             result_types=[self.infer_type(input.type, size)],
             properties={
                 "size": IntegerAttr(size, i64),
-                "alpha": FloatAttr(float(alpha), 64),
-                "beta": FloatAttr(float(beta), 64),
-                "bias": FloatAttr(float(bias), 64),
+                "alpha": f64_attr(alpha),
+                "beta": f64_attr(beta),
+                "bias": f64_attr(bias),
             },
         )
 
@@ -378,15 +380,12 @@ class LrnOp(GraphOp):
 
     @property
     def window_size(self) -> int:
-        return self.size.value.data
+        return int_value(self.size)
 
     @property
     def params(self) -> tuple[float, float, float]:
         """(alpha, beta, bias)."""
-        return float(self.alpha.value.data), float(self.beta.value.data), float(self.bias.value.data)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.window_size)]
+        return float_value(self.alpha), float_value(self.beta), float_value(self.bias)
 
     def square_sums(self, x: np.ndarray) -> np.ndarray:
         """``sum x[c']^2`` over each channel's window (accumulated in f64)."""
@@ -427,32 +426,33 @@ class LrnGradOp(GraphOp):
     def __init__(self, input: SSAValue, grad: SSAValue, size: int, alpha: float, beta: float, bias: float):
         super().__init__(
             operands=[input, grad],
-            result_types=[input.type],
+            result_types=[self.infer_type(input.type, grad.type, size)],
             properties={
                 "size": IntegerAttr(size, i64),
-                "alpha": FloatAttr(float(alpha), 64),
-                "beta": FloatAttr(float(beta), 64),
-                "bias": FloatAttr(float(bias), 64),
+                "alpha": f64_attr(alpha),
+                "beta": f64_attr(beta),
+                "bias": f64_attr(bias),
             },
         )
 
     @property
     def window_size(self) -> int:
-        return self.size.value.data
+        return int_value(self.size)
 
     @property
     def params(self) -> tuple[float, float, float]:
-        return float(self.alpha.value.data), float(self.beta.value.data), float(self.bias.value.data)
+        return float_value(self.alpha), float_value(self.beta), float_value(self.bias)
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        if self.input.type != self.grad.type:
+    @classmethod
+    def infer_type(cls, input: Attribute, grad: Attribute, size: int) -> Attribute:
+        if input != grad:
             raise VerifyException(
-                f"graph.lrn_grad: input and gradient types differ ({type_str(self.input.type)} vs "
-                f"{type_str(self.grad.type)})"
+                f"graph.lrn_grad: input and gradient types differ ({type_str(input)} vs "
+                f"{type_str(grad)})"
             )
-        if len(tensor_of(self.input).get_shape()) < 2 or self.window_size < 1:
+        if len(tensor_of_type(input).get_shape()) < 2 or size < 1:
             raise VerifyException("graph.lrn_grad: input must have rank >= 2 and size must be positive")
-        return [self.input.type]
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, g = (a.astype(np.float64) for a in inputs)

@@ -13,7 +13,6 @@ NaN counts as larger than everything, so the first NaN's index is returned
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -43,6 +42,7 @@ from graphopt.dialects.graph.base import (
     tensor,
     tensor_of,
 )
+from graphopt.dialects.graph.properties import int_value
 from graphopt.dialects.traits import PreservesSplat
 
 
@@ -144,10 +144,7 @@ class ArgmaxOp(GraphOp):
     @property
     def normalized_axis(self) -> int:
         rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, self.axis.value.data, rank)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.axis.value.data, self.keeps_dims)]
+        return normalize_axis(self.name, int_value(self.axis), rank)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs

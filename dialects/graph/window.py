@@ -49,7 +49,7 @@ from graphopt.dialects.graph.base import (
     tensor_of_type,
     type_str,
 )
-from graphopt.dialects.graph.properties import dense_i64_array, int_values
+from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
 
 
 def _rank4(op_name: str, what: str, t: Attribute) -> tuple[int, int, int, int]:
@@ -227,19 +227,7 @@ class Conv2dOp(WindowOp):
 
     @property
     def group_count(self) -> int:
-        return self.groups.value.data
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [
-            self.infer_type(
-                self.input.type,
-                self.weight.type,
-                self.stride_values,
-                self.pad_values,
-                self.dilation_values,
-                self.group_count,
-            )
-        ]
+        return int_value(self.groups)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         """One batched contraction per kernel tap, all groups at once."""
@@ -367,14 +355,6 @@ class Pool2dOp(WindowOp):
             for d, (size, o) in enumerate(((h, oh), (w, ow)))
         )
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [
-            self.infer_type(
-                self.input.type, self.kernel_values, self.stride_values, self.pad_values,
-                self.dilation_values, self.is_ceil_mode,
-            )
-        ]
-
     def padded(self, x: np.ndarray, value: float, beyond: float | None = None) -> np.ndarray:
         """``x`` padded with ``value``, and with ``beyond`` (default ``value``)
         past the padding where ceil mode reads."""
@@ -479,9 +459,6 @@ class GlobalAvgPoolOp(GraphOp):
         if 0 in shape[2:]:
             raise VerifyException(f"{cls.name}: empty spatial axis in {type_str(t)}")
         return tensor((shape[0], shape[1], *([1] * (len(shape) - 2))), t.element_type)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type)]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs

@@ -28,10 +28,10 @@ from graphopt.dialects.graph.base import (
     GraphOp,
     shape_str,
     tensor,
-    tensor_of,
+    tensor_of_type,
     type_str,
 )
-from graphopt.dialects.graph.properties import dense_i64_array, int_values
+from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
 from graphopt.dialects.graph.window import WindowOp
 
 
@@ -46,8 +46,8 @@ def window_props(
 
 
 class WindowGradOp(WindowOp):
-    """A 2-D window backward op: the forward op's window, checked when the op
-    verifies (the forward op checks it while inferring its type)."""
+    """A 2-D window backward op: the forward op's window, with the dilations
+    always given; ``check_window`` is the part of type inference they share."""
 
     dilations = prop_def(DenseArrayBase)
 
@@ -57,17 +57,24 @@ class WindowGradOp(WindowOp):
     def dilation_values(self) -> tuple[int, int]:
         return int_values(self.dilations)  # type: ignore[return-value]
 
-    def check_window(self) -> None:
-        if len(self.stride_values) != 2 or min(self.stride_values) < 1:
-            raise VerifyException(f"{self.name}: strides must be 2 positive ints")
-        if len(self.dilation_values) != 2 or min(self.dilation_values) < 1:
-            raise VerifyException(f"{self.name}: dilations must be 2 positive ints")
-        if len(self.pad_values) != 4 or min(self.pad_values) < 0:
-            raise VerifyException(f"{self.name}: padding must be 4 non-negative ints")
-        for i, v in enumerate(self.operands):
-            if len(tensor_of(v).get_shape()) != 4:
+    @classmethod
+    def check_window(
+        cls,
+        operand_types: Sequence[Attribute],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+    ) -> None:
+        if len(strides) != 2 or min(strides) < 1:
+            raise VerifyException(f"{cls.name}: strides must be 2 positive ints")
+        if len(dilations) != 2 or min(dilations) < 1:
+            raise VerifyException(f"{cls.name}: dilations must be 2 positive ints")
+        if len(padding) != 4 or min(padding) < 0:
+            raise VerifyException(f"{cls.name}: padding must be 4 non-negative ints")
+        for i, t in enumerate(operand_types):
+            if len(tensor_of_type(t).get_shape()) != 4:
                 raise VerifyException(
-                    f"{self.name}: operand #{i} must have rank 4, got {type_str(v.type)}"
+                    f"{cls.name}: operand #{i} must have rank 4, got {type_str(t)}"
                 )
 
     def padded_input_extent(self, h: int, w: int, oh: int, ow: int, kh: int, kw: int) -> tuple[int, int]:
@@ -102,26 +109,36 @@ class Conv2dGradInputOp(WindowGradOp):
                  dilations: Sequence[int] = (1, 1), groups: int = 1):
         super().__init__(
             operands=[grad, weight],
-            result_types=[tensor(shape, tensor_of(grad).element_type)],
+            result_types=[self.infer_type(grad.type, weight.type, shape, strides, padding, dilations, groups)],
             properties={**window_props(strides, padding, dilations), "shape": dense_i64_array(shape),
                         "groups": IntegerAttr(groups, i64)},
         )
 
     @property
     def group_count(self) -> int:
-        return self.groups.value.data
+        return int_value(self.groups)
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        self.check_window()
-        n, c, _, _ = int_values(self.shape)
-        gs, ws = tensor_of(self.grad).get_shape(), tensor_of(self.weight).get_shape()
-        if gs[0] != n or gs[1] != ws[0] or ws[1] * self.group_count != c:
+    @classmethod
+    def infer_type(
+        cls,
+        grad: Attribute,
+        weight: Attribute,
+        shape: Sequence[int],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+    ) -> Attribute:
+        cls.check_window((grad, weight), strides, padding, dilations)
+        n, c, _, _ = shape
+        gs, ws = tensor_of_type(grad).get_shape(), tensor_of_type(weight).get_shape()
+        if gs[0] != n or gs[1] != ws[0] or ws[1] * groups != c:
             raise VerifyException(
                 f"graph.conv2d_grad_input: shapes do not match (grad {shape_str(gs)}, "
-                f"weight {shape_str(ws)}, input {shape_str(int_values(self.shape))}, "
-                f"groups {self.group_count})"
+                f"weight {shape_str(ws)}, input {shape_str(shape)}, "
+                f"groups {groups})"
             )
-        return [tensor(int_values(self.shape), tensor_of(self.grad).element_type)]
+        return tensor(shape, tensor_of_type(grad).element_type)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         g, w = inputs
@@ -159,30 +176,37 @@ class Conv2dGradFilterOp(WindowGradOp):
     def __init__(self, input: SSAValue, grad: SSAValue, kernel: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1), groups: int = 1):
-        xs, gs = tensor_of(input).get_shape(), tensor_of(grad).get_shape()
-        shape = (gs[1], xs[1] // groups, *kernel)
         super().__init__(
             operands=[input, grad],
-            result_types=[tensor(shape, tensor_of(grad).element_type)],
+            result_types=[self.infer_type(input.type, grad.type, kernel, strides, padding, dilations, groups)],
             properties={**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel),
                         "groups": IntegerAttr(groups, i64)},
         )
 
     @property
     def group_count(self) -> int:
-        return self.groups.value.data
+        return int_value(self.groups)
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        self.check_window()
-        xs, gs = tensor_of(self.input).get_shape(), tensor_of(self.grad).get_shape()
-        groups = self.group_count
+    @classmethod
+    def infer_type(
+        cls,
+        input: Attribute,
+        grad: Attribute,
+        kernel: Sequence[int],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+    ) -> Attribute:
+        cls.check_window((input, grad), strides, padding, dilations)
+        xs, gs = tensor_of_type(input).get_shape(), tensor_of_type(grad).get_shape()
         if xs[0] != gs[0] or xs[1] % groups or gs[1] % groups:
             raise VerifyException(
                 f"graph.conv2d_grad_filter: shapes do not match (input {shape_str(xs)}, "
                 f"grad {shape_str(gs)}, groups {groups})"
             )
-        shape = (gs[1], xs[1] // groups, *int_values(self.kernel))
-        return [tensor(shape, tensor_of(self.grad).element_type)]
+        shape = (gs[1], xs[1] // groups, *kernel)
+        return tensor(shape, tensor_of_type(grad).element_type)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, g = inputs
@@ -225,18 +249,26 @@ class MaxPool2dGradOp(WindowGradOp):
                  dilations: Sequence[int] = (1, 1)):
         super().__init__(
             operands=[input, grad],
-            result_types=[input.type],
+            result_types=[self.infer_type(input.type, grad.type, strides, padding, dilations)],
             properties={**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel)},
         )
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        self.check_window()
-        xs, gs = tensor_of(self.input).get_shape(), tensor_of(self.grad).get_shape()
+    @classmethod
+    def infer_type(
+        cls,
+        input: Attribute,
+        grad: Attribute,
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+    ) -> Attribute:
+        cls.check_window((input, grad), strides, padding, dilations)
+        xs, gs = tensor_of_type(input).get_shape(), tensor_of_type(grad).get_shape()
         if xs[:2] != gs[:2]:
             raise VerifyException(
                 f"graph.max_pool2d_grad: batch and channels differ ({shape_str(xs)} vs {shape_str(gs)})"
             )
-        return [self.input.type]
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, g = inputs
@@ -280,18 +312,27 @@ class AvgPool2dGradOp(WindowGradOp):
         if count_include_pad:
             props["count_include_pad"] = UnitAttr()
         super().__init__(
-            operands=[grad], result_types=[tensor(shape, tensor_of(grad).element_type)],
+            operands=[grad],
+            result_types=[self.infer_type(grad.type, shape, strides, padding, dilations)],
             properties=props,
         )
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        self.check_window()
-        gs, xs = tensor_of(self.grad).get_shape(), int_values(self.shape)
+    @classmethod
+    def infer_type(
+        cls,
+        grad: Attribute,
+        shape: Sequence[int],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+    ) -> Attribute:
+        cls.check_window((grad,), strides, padding, dilations)
+        gs, xs = tensor_of_type(grad).get_shape(), tuple(shape)
         if len(xs) != 4 or tuple(gs[:2]) != xs[:2]:
             raise VerifyException(
                 f"graph.avg_pool2d_grad: batch and channels differ ({shape_str(xs)} vs {shape_str(gs)})"
             )
-        return [tensor(xs, tensor_of(self.grad).element_type)]
+        return tensor(xs, tensor_of_type(grad).element_type)
 
     def divisors(self, h: int, w: int, oh: int, ow: int) -> np.ndarray:
         """The divisor of every window, (oh, ow)."""

@@ -52,10 +52,11 @@ class SquareOp(GraphOp):
     irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue):
-        super().__init__(operands=[input], result_types=[input.type])
+        super().__init__(operands=[input], result_types=[self.infer_type(input.type)])
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
