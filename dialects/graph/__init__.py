@@ -65,7 +65,6 @@ from graphopt.dialects.graph.dominance import ModuleVerifyError, verify_dominanc
 from graphopt.dialects.graph.module_verify import verify_graph_module
 from graphopt.dialects.graph.constant import (
     ConstantOp,
-    OPS as CONSTANT_OPS,
 )
 from graphopt.dialects.graph.elementwise import (
     NegOp,
@@ -101,11 +100,9 @@ from graphopt.dialects.graph.elementwise import (
     cast_array,
     CastOp,
     AddNOp,
-    OPS as ELEMENTWISE_OPS,
 )
 from graphopt.dialects.graph.linalg import (
     MatmulOp,
-    OPS as LINALG_OPS,
 )
 from graphopt.dialects.graph.layout import (
     shape_of,
@@ -116,7 +113,6 @@ from graphopt.dialects.graph.layout import (
     ExpandDimsOp,
     SqueezeOp,
     FlattenOp,
-    OPS as LAYOUT_OPS,
 )
 from graphopt.dialects.graph.indexing import (
     ConcatOp,
@@ -127,7 +123,6 @@ from graphopt.dialects.graph.indexing import (
     GatherOp,
     SliceGradOp,
     GatherGradOp,
-    OPS as INDEXING_OPS,
 )
 from graphopt.dialects.graph.reduce import (
     ReduceSumOp,
@@ -136,7 +131,6 @@ from graphopt.dialects.graph.reduce import (
     ReduceMinOp,
     ReduceProdOp,
     ArgmaxOp,
-    OPS as REDUCE_OPS,
 )
 from graphopt.dialects.graph.normalization import (
     SoftmaxOp,
@@ -149,9 +143,9 @@ from graphopt.dialects.graph.normalization import (
     BatchNormTrainOp,
     LayerNormOp,
     lrn_window,
+    LrnFamilyOp,
     LrnOp,
     LrnGradOp,
-    OPS as NORMALIZATION_OPS,
 )
 from graphopt.dialects.graph.window import (
     check_window_props,
@@ -163,7 +157,6 @@ from graphopt.dialects.graph.window import (
     MaxPool2dOp,
     AvgPool2dOp,
     GlobalAvgPoolOp,
-    OPS as WINDOW_OPS,
 )
 from graphopt.dialects.graph.window_grad import (
     window_props,
@@ -172,7 +165,6 @@ from graphopt.dialects.graph.window_grad import (
     Conv2dGradFilterOp,
     MaxPool2dGradOp,
     AvgPool2dGradOp,
-    OPS as WINDOW_GRAD_OPS,
 )
 from graphopt.dialects.graph.fill import (
     check_scalar_value,
@@ -190,20 +182,14 @@ from graphopt.dialects.graph.fill import (
     RandomEffect,
     DropoutOp,
     CopyOp,
-    OPS as FILL_OPS,
 )
 
-GRAPH_OPS: tuple[type[GraphOp], ...] = (
-    CONSTANT_OPS
-    + ELEMENTWISE_OPS
-    + LINALG_OPS
-    + LAYOUT_OPS
-    + INDEXING_OPS
-    + REDUCE_OPS
-    + NORMALIZATION_OPS
-    + WINDOW_OPS
-    + WINDOW_GRAD_OPS
-    + FILL_OPS
+#: Every op of the dialect: each op class this package exports, in the order
+#: of the family modules above.
+GRAPH_OPS: tuple[type[GraphOp], ...] = tuple(
+    cls
+    for cls in dict(globals()).values()
+    if isinstance(cls, type) and issubclass(cls, GraphOp) and "name" in vars(cls)
 )
 
 # The ops the first models (MLP, softmax classifier) are built from; the
@@ -277,7 +263,6 @@ __all__ = [
     "verify_dominance",
     "verify_graph_module",
     "ConstantOp",
-    "CONSTANT_OPS",
     "NegOp",
     "ExpOp",
     "LogOp",
@@ -311,9 +296,7 @@ __all__ = [
     "cast_array",
     "CastOp",
     "AddNOp",
-    "ELEMENTWISE_OPS",
     "MatmulOp",
-    "LINALG_OPS",
     "shape_of",
     "LayoutOp",
     "TransposeOp",
@@ -322,7 +305,6 @@ __all__ = [
     "ExpandDimsOp",
     "SqueezeOp",
     "FlattenOp",
-    "LAYOUT_OPS",
     "ConcatOp",
     "SplitOp",
     "onnx_slice_range",
@@ -331,14 +313,12 @@ __all__ = [
     "GatherOp",
     "SliceGradOp",
     "GatherGradOp",
-    "INDEXING_OPS",
     "ReduceSumOp",
     "ReduceMeanOp",
     "ReduceMaxOp",
     "ReduceMinOp",
     "ReduceProdOp",
     "ArgmaxOp",
-    "REDUCE_OPS",
     "SoftmaxOp",
     "LogSoftmaxOp",
     "DEFAULT_EPS",
@@ -349,9 +329,9 @@ __all__ = [
     "BatchNormTrainOp",
     "LayerNormOp",
     "lrn_window",
+    "LrnFamilyOp",
     "LrnOp",
     "LrnGradOp",
-    "NORMALIZATION_OPS",
     "check_window_props",
     "window_output_size",
     "pad_nchw",
@@ -361,14 +341,12 @@ __all__ = [
     "MaxPool2dOp",
     "AvgPool2dOp",
     "GlobalAvgPoolOp",
-    "WINDOW_OPS",
     "window_props",
     "WindowGradOp",
     "Conv2dGradInputOp",
     "Conv2dGradFilterOp",
     "MaxPool2dGradOp",
     "AvgPool2dGradOp",
-    "WINDOW_GRAD_OPS",
     "check_scalar_value",
     "scalar_of",
     "FillOp",
@@ -384,7 +362,6 @@ __all__ = [
     "RandomEffect",
     "DropoutOp",
     "CopyOp",
-    "FILL_OPS",
     "GRAPH_OPS",
     "CORE_OPS",
     "Graph",

@@ -26,26 +26,13 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    Float32Type,
-    Float64Type,
-    IntegerAttr,
-    IntegerType,
-    TensorType,
-    UnitAttr,
+    DenseArrayBase, Float32Type, Float64Type, IntegerAttr, IntegerType, TensorType, UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
-    IRDLOperation,
-    ParsePropInAttrDict,
-    VarConstraint,
-    base,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
+    IRDLOperation, ParsePropInAttrDict, VarConstraint, base, operand_def, opt_prop_def,
+    prop_def, result_def, traits_def,
 )
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait, Pure

@@ -16,12 +16,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    TensorType,
+    BytesAttr, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType, TensorType,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def, result_def, traits_def
@@ -32,12 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    FLOAT_TYPES,
-    GraphOp,
-    element_type_of,
-    numpy_dtype,
-    tensor,
-    tensor_of,
+    FLOAT_TYPES, GraphOp, element_type_of, numpy_dtype, tensor, tensor_of,
 )
 
 
@@ -236,8 +226,3 @@ def _float_from_bits(bits: int, elem: Attribute, parser: Parser, pos: int) -> fl
         parser.raise_error(f"graph.constant: bit pattern {bits:#x} does not fit {elem}", pos)
     dtype = np.float32 if width == 4 else np.float64
     return float(np.frombuffer(bits.to_bytes(width, "little"), dtype=dtype)[0])
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    ConstantOp,
-)

@@ -32,35 +32,17 @@ import numpy as np
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerType, TensorType, UnitAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-    var_operand_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
+    traits_def, var_operand_def,
 )
 from xdsl.traits import Commutative, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    ALL_TYPES,
-    BinaryBroadcastOp,
-    FLOAT_TYPES,
-    GraphOp,
-    NUMERIC_TYPES,
-    UnaryElementwiseOp,
-    broadcast_shapes,
-    check_static_tensor,
-    element_type_of,
-    i1,
-    numpy_dtype,
-    shape_str,
-    tensor,
-    tensor_of,
-    type_str,
+    ALL_TYPES, BinaryBroadcastOp, FLOAT_TYPES, GraphOp, NUMERIC_TYPES, UnaryElementwiseOp,
+    broadcast_shapes, check_static_tensor, element_type_of, i1, numpy_dtype, shape_str, tensor,
+    tensor_of, type_str,
 )
 from graphopt.dialects.graph.properties import f64_attr, float_value
 from graphopt.dialects.traits import AbsorbingElement, Idempotent, IdentityIfSameType, Involution, NeutralElement, SelfCancelling
@@ -495,35 +477,3 @@ class AddNOp(GraphOp):
         for x in inputs[1:]:
             total = total + x
         return [np.asarray(total, dtype=inputs[0].dtype)]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    NegOp,
-    ExpOp,
-    LogOp,
-    SqrtOp,
-    TanhOp,
-    SigmoidOp,
-    ReluOp,
-    AbsOp,
-    RsqrtOp,
-    ErfOp,
-    SinOp,
-    CosOp,
-    GeluOp,
-    LeakyReluOp,
-    ClipOp,
-    AddOp,
-    SubOp,
-    MulOp,
-    DivOp,
-    MaximumOp,
-    PowOp,
-    MinimumOp,
-    GreaterOp,
-    LessOp,
-    EqualOp,
-    WhereOp,
-    CastOp,
-    AddNOp,
-)

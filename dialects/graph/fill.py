@@ -20,42 +20,21 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    Float64Type,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    TensorType,
-    UnitAttr,
-    i64,
+    DenseArrayBase, Float64Type, FloatAttr, IntegerAttr, IntegerType, StringAttr, TensorType,
+    UnitAttr, i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    VarConstraint,
-    base,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
+    ParsePropInAttrDict, VarConstraint, base, irdl_op_definition, operand_def, opt_prop_def,
+    prop_def, result_def, traits_def,
 )
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    ALL_TYPES,
-    FLOAT_TYPES,
-    GraphOp,
-    UnaryElementwiseOp,
-    element_type_of,
-    f32,
-    numpy_dtype,
-    tensor,
-    tensor_of,
+    ALL_TYPES, FLOAT_TYPES, GraphOp, UnaryElementwiseOp, element_type_of, f32, numpy_dtype,
+    tensor, tensor_of,
 )
 from graphopt.dialects.graph.properties import dense_i64_array, f64_attr, float_value, int_value, int_values
 from graphopt.dialects.traits import IgnoresOperandValues, NeverFolded
@@ -307,12 +286,3 @@ class CopyOp(GraphOp):
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].copy()]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    FillOp,
-    ZerosLikeOp,
-    OnesLikeOp,
-    DropoutOp,
-    CopyOp,
-)

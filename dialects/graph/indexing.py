@@ -17,39 +17,20 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    Float64Type,
-    FloatAttr,
-    IntegerAttr,
-    TensorType,
-    i64,
+    DenseArrayBase, Float64Type, FloatAttr, IntegerAttr, TensorType, i64,
 )
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-    var_operand_def,
-    var_result_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
+    traits_def, var_operand_def, var_result_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    GraphOp,
-    normalize_axes,
-    normalize_axis,
-    numpy_dtype,
-    shape_str,
-    tensor,
-    tensor_of,
-    tensor_of_type,
-    type_str,
+    GraphOp, normalize_axes, normalize_axis, numpy_dtype, shape_str, tensor, tensor_of,
+    tensor_of_type, type_str,
 )
 from graphopt.dialects.graph.fill import check_scalar_value, scalar_of
 from graphopt.dialects.graph.layout import LayoutOp, shape_of
@@ -513,14 +494,3 @@ class GatherGradOp(GraphOp):
         gm = g.reshape(*shape[:a], idx.size, *shape[a + 1:])
         np.add.at(moved, norm.reshape(-1), np.moveaxis(gm, a, 0))
         return [out]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    ConcatOp,
-    SplitOp,
-    SliceOp,
-    PadOp,
-    GatherOp,
-    SliceGradOp,
-    GatherGradOp,
-)

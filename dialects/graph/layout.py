@@ -19,12 +19,7 @@ import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
     traits_def,
 )
 from xdsl.traits import Pure
@@ -32,12 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    GraphOp,
-    check_static_tensor,
-    normalize_axes,
-    shape_str,
-    tensor,
-    tensor_of,
+    GraphOp, check_static_tensor, normalize_axes, shape_str, tensor, tensor_of,
 )
 from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
 from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
@@ -305,13 +295,3 @@ class FlattenOp(LayoutOp):
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].reshape(shape_of(self.result.type))]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    TransposeOp,
-    ReshapeOp,
-    BroadcastToOp,
-    ExpandDimsOp,
-    SqueezeOp,
-    FlattenOp,
-)

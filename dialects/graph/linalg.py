@@ -16,12 +16,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    GraphOp,
-    NUMERIC_TYPES,
-    broadcast_shapes,
-    check_static_tensor,
-    shape_str,
-    tensor,
+    GraphOp, NUMERIC_TYPES, broadcast_shapes, check_static_tensor, shape_str, tensor,
 )
 
 
@@ -67,8 +62,3 @@ class MatmulOp(GraphOp):
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         a, b = inputs
         return [np.matmul(a, b).astype(a.dtype, copy=False)]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    MatmulOp,
-)

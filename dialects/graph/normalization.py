@@ -25,28 +25,15 @@ import numpy as np
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    prop_def,
-    result_def,
-    traits_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, prop_def, result_def, traits_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    AxisNormalizationOp,
-    FLOAT_TYPES,
-    GraphOp,
-    broadcast_shapes,
-    check_static_tensor,
-    normalize_axis,
-    shape_str,
-    tensor,
-    tensor_of_type,
-    type_str,
+    AxisNormalizationOp, FLOAT_TYPES, GraphOp, broadcast_shapes, check_static_tensor,
+    normalize_axis, shape_str, tensor, tensor_of_type, type_str,
 )
 from graphopt.dialects.graph.properties import f64_attr, float_value, int_value
 
@@ -332,8 +319,40 @@ def lrn_window(size: int) -> tuple[int, int]:
     return (size - 1) // 2, size // 2
 
 
+class LrnFamilyOp(GraphOp):
+    """``lrn`` and ``lrn_grad``: the window ``size`` over channels and the
+    ``alpha``, ``beta``, ``bias`` of ``x / (bias + alpha/size * sum x^2)^beta``."""
+
+    size = prop_def(IntegerAttr)
+    alpha = prop_def(FloatAttr[Float64Type])
+    beta = prop_def(FloatAttr[Float64Type])
+    bias = prop_def(FloatAttr[Float64Type])
+
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    @staticmethod
+    def lrn_properties(size: int, alpha: float, beta: float, bias: float) -> dict[str, Attribute]:
+        return {
+            "size": IntegerAttr(size, i64),
+            "alpha": f64_attr(alpha),
+            "beta": f64_attr(beta),
+            "bias": f64_attr(bias),
+        }
+
+    @property
+    def window_size(self) -> int:
+        return int_value(self.size)
+
+    @property
+    def params(self) -> tuple[float, float, float]:
+        """(alpha, beta, bias)."""
+        return float_value(self.alpha), float_value(self.beta), float_value(self.bias)
+
+
 @irdl_op_definition
-class LrnOp(GraphOp):
+class LrnOp(LrnFamilyOp):
     """ONNX LRN across channels (AlexNet, GoogLeNet):
     ``y = x / (bias + alpha/size * sum_{c' in window(c)} x[c']^2) ** beta``,
     the window clipped to the existing channels.
@@ -343,16 +362,9 @@ class LrnOp(GraphOp):
     name = "graph.lrn"
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    size = prop_def(IntegerAttr)
-    alpha = prop_def(FloatAttr[Float64Type])
-    beta = prop_def(FloatAttr[Float64Type])
-    bias = prop_def(FloatAttr[Float64Type])
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(
         self, input: SSAValue, size: int, alpha: float = 1e-4, beta: float = 0.75, bias: float = 1.0
@@ -360,12 +372,7 @@ class LrnOp(GraphOp):
         super().__init__(
             operands=[input],
             result_types=[self.infer_type(input.type, size)],
-            properties={
-                "size": IntegerAttr(size, i64),
-                "alpha": f64_attr(alpha),
-                "beta": f64_attr(beta),
-                "bias": f64_attr(bias),
-            },
+            properties=self.lrn_properties(size, alpha, beta, bias),
         )
 
     @classmethod
@@ -377,15 +384,6 @@ class LrnOp(GraphOp):
         if size < 1:
             raise VerifyException(f"{cls.name}: size must be positive, got {size}")
         return t
-
-    @property
-    def window_size(self) -> int:
-        return int_value(self.size)
-
-    @property
-    def params(self) -> tuple[float, float, float]:
-        """(alpha, beta, bias)."""
-        return float_value(self.alpha), float_value(self.beta), float_value(self.bias)
 
     def square_sums(self, x: np.ndarray) -> np.ndarray:
         """``sum x[c']^2`` over each channel's window (accumulated in f64)."""
@@ -403,7 +401,7 @@ class LrnOp(GraphOp):
 
 
 @irdl_op_definition
-class LrnGradOp(GraphOp):
+class LrnGradOp(LrnFamilyOp):
     """The input gradient of ``graph.lrn`` (same size, alpha, beta, bias):
     with ``s[c] = bias + alpha/size * sum_{window(c)} x^2``,
     ``dx[k] = g[k] s[k]^-beta - 2 alpha beta / size * x[k] *
@@ -413,35 +411,15 @@ class LrnGradOp(GraphOp):
     input = operand_def(TensorType)
     grad = operand_def(TensorType)
     result = result_def(TensorType)
-    size = prop_def(IntegerAttr)
-    alpha = prop_def(FloatAttr[Float64Type])
-    beta = prop_def(FloatAttr[Float64Type])
-    bias = prop_def(FloatAttr[Float64Type])
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
     assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue, grad: SSAValue, size: int, alpha: float, beta: float, bias: float):
         super().__init__(
             operands=[input, grad],
             result_types=[self.infer_type(input.type, grad.type, size)],
-            properties={
-                "size": IntegerAttr(size, i64),
-                "alpha": f64_attr(alpha),
-                "beta": f64_attr(beta),
-                "bias": f64_attr(bias),
-            },
+            properties=self.lrn_properties(size, alpha, beta, bias),
         )
-
-    @property
-    def window_size(self) -> int:
-        return int_value(self.size)
-
-    @property
-    def params(self) -> tuple[float, float, float]:
-        return float_value(self.alpha), float_value(self.beta), float_value(self.bias)
 
     @classmethod
     def infer_type(cls, input: Attribute, grad: Attribute, size: int) -> Attribute:
@@ -467,14 +445,3 @@ class LrnGradOp(GraphOp):
         back = sum(t[:, j:j + c] for j in range(size))
         dx = g * s**-beta - 2.0 * alpha * beta / size * x * back
         return [dx.astype(inputs[0].dtype)]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    SoftmaxOp,
-    LogSoftmaxOp,
-    BatchNormOp,
-    BatchNormTrainOp,
-    LayerNormOp,
-    LrnOp,
-    LrnGradOp,
-)

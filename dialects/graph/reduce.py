@@ -19,12 +19,7 @@ import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
     traits_def,
 )
 from xdsl.traits import Pure
@@ -32,15 +27,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    ALL_TYPES,
-    FLOAT_TYPES,
-    GraphOp,
-    ReduceOp,
-    check_static_tensor,
-    normalize_axis,
-    shape_str,
-    tensor,
-    tensor_of,
+    ALL_TYPES, FLOAT_TYPES, GraphOp, ReduceOp, check_static_tensor, normalize_axis, shape_str,
+    tensor, tensor_of,
 )
 from graphopt.dialects.graph.properties import int_value
 from graphopt.dialects.traits import PreservesSplat
@@ -150,13 +138,3 @@ class ArgmaxOp(GraphOp):
         (x,) = inputs
         out = np.argmax(x, axis=self.normalized_axis, keepdims=self.keeps_dims)
         return [np.asarray(out, dtype=np.int64)]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    ReduceSumOp,
-    ReduceMeanOp,
-    ReduceMaxOp,
-    ReduceMinOp,
-    ReduceProdOp,
-    ArgmaxOp,
-)

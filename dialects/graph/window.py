@@ -27,12 +27,7 @@ import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
     traits_def,
 )
 from xdsl.traits import Pure
@@ -40,13 +35,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    FLOAT_TYPES,
-    GraphOp,
-    check_static_tensor,
-    shape_str,
-    tensor,
-    tensor_of,
-    tensor_of_type,
+    FLOAT_TYPES, GraphOp, check_static_tensor, shape_str, tensor, tensor_of, tensor_of_type,
     type_str,
 )
 from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
@@ -464,11 +453,3 @@ class GlobalAvgPoolOp(GraphOp):
         (x,) = inputs
         axes = tuple(range(2, x.ndim))
         return [np.mean(x, axis=axes, keepdims=True).astype(x.dtype, copy=False)]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    Conv2dOp,
-    MaxPool2dOp,
-    AvgPool2dOp,
-    GlobalAvgPoolOp,
-)

@@ -14,23 +14,11 @@ from typing import ClassVar
 import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-)
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph.base import (
-    GraphOp,
-    shape_str,
-    tensor,
-    tensor_of_type,
-    type_str,
-)
+from graphopt.dialects.graph.base import shape_str, tensor, tensor_of_type, type_str
 from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
 from graphopt.dialects.graph.window import WindowOp
 
@@ -361,11 +349,3 @@ class AvgPool2dGradOp(WindowGradOp):
                 dx[:, :, rs, cs] += share
         pt, pl, _, _ = self.pad_values
         return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    Conv2dGradInputOp,
-    Conv2dGradFilterOp,
-    MaxPool2dGradOp,
-    AvgPool2dGradOp,
-)
