@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from xdsl.context import Context
+from xdsl.irdl import irdl_op_definition, traits_def
+from xdsl.traits import Commutative
 from xdsl.transforms.canonicalize import CanonicalizePass
 
 from graphopt.dialects import graph
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
-from graphopt.dialects.graph import GraphCanonicalization
+from graphopt.dialects.graph import BinaryBroadcastOp, GraphCanonicalization
+from graphopt.dialects.traits import NeutralElement
 from graphopt.transforms.canonicalize_graph import CanonicalizeGraphPass
 from graphopt.transforms.canonicalize_patterns import trait_patterns
 from graphopt.transforms.graph_canonicalization import patterns_for
@@ -147,3 +150,24 @@ def test_size_one_reversal_is_the_identity() -> None:
     assert graph_ops(module) == []
     v = RNG.standard_normal((1, 8)).astype(np.float32)
     np.testing.assert_array_equal(interpret(module, v)[0], v)
+
+
+@irdl_op_definition
+class PlusOp(BinaryBroadcastOp):
+    """A plugin-style op that is addition only by its declared facts."""
+
+    name = "test.plus"
+    traits = traits_def(Commutative(), NeutralElement(0))
+    NUMPY_FN = staticmethod(np.add)
+
+
+def test_a_plugin_op_gets_the_patterns_its_traits_call_for() -> None:
+    b = GraphBuilder("f")
+    x = b.input((4,))
+    kept = b.apply(PlusOp(x, b.splat((4,), 1.0)))
+    module = b.build(b.apply(PlusOp(b.splat((4,), 0.0), x)), kept)
+    CanonicalizePass().apply(Context(), module)
+    fn = module.body.block.first_op
+    ret = fn.body.block.last_op
+    assert ret.operands[0] is fn.body.block.args[0]
+    assert [op.name for op in fn.body.block.ops if op.name == "test.plus"] == ["test.plus"]
