@@ -35,6 +35,8 @@ properties through the ops' typed accessors.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 from xdsl.dialects.builtin import IntegerType, TensorType
 from xdsl.ir import Operation, SSAValue
@@ -208,8 +210,10 @@ _TRAIT_PATTERNS: tuple[tuple[type, tuple[type, ...]], ...] = (
 )
 
 
+@cache
 def trait_patterns(op_class: type[Operation], ignore_nan: bool = False) -> tuple[RewritePattern, ...]:
-    """The generic patterns the traits of ``op_class`` call for."""
+    """The generic patterns the traits of ``op_class`` call for (made once per
+    class: ``canonicalize`` asks for every op it visits)."""
     out: list[RewritePattern] = []
     for pattern, traits in _TRAIT_PATTERNS:
         if any(op_class.has_trait(t) for t in traits):
