@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 import graphopt
 from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph import ConstantOp
-from graphopt.dialects.graph_base import GraphOp, numpy_dtype
+from graphopt.dialects.graph import GraphOp, numpy_dtype
 from graphopt.runtime.compile import parse_file, parse_text, run_pipeline
 from graphopt.runtime.reference import interpret
 

@@ -39,7 +39,7 @@ from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
 from onnx_export import export  # noqa: E402
 
 import graphopt  # noqa: E402
-from graphopt.dialects.graph_constant import ConstantOp  # noqa: E402
+from graphopt.dialects.graph import ConstantOp  # noqa: E402
 from graphopt.frontends.builder import GraphBuilder  # noqa: E402
 
 RNG = np.random.default_rng(0)

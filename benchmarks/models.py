@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
-from graphopt.dialects.graph_base import tensor_of
+from graphopt.dialects.graph import tensor_of
 from graphopt.frontends.builder import GraphBuilder
 
 

@@ -20,11 +20,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from graphopt.dialects import graph
-from graphopt.dialects import graph_constant as gc
-from graphopt.dialects import graph_math as gm
-from graphopt.dialects import graph_nn as nn
-from graphopt.dialects import graph_norm as norm
-from graphopt.dialects.graph_base import tensor_of
+from graphopt.dialects import graph as gc
+from graphopt.dialects import graph as gm
+from graphopt.dialects import graph as nn
+from graphopt.dialects import graph as norm
+from graphopt.dialects.graph import tensor_of
 
 OPSET = 17
 

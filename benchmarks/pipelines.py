@@ -20,7 +20,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 import graphopt
-from graphopt.dialects.graph_base import numpy_dtype
+from graphopt.dialects.graph import numpy_dtype
 from graphopt.runtime.compile import parse_file, run_pipeline
 from graphopt.transforms.pipelines import pipeline_spec
 

@@ -41,10 +41,10 @@ from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 
 import graphopt  # noqa: E402
 from graphopt.dialects import graph  # noqa: E402
-from graphopt.dialects import graph_constant as gc  # noqa: E402
-from graphopt.dialects import graph_nn as nn  # noqa: E402
-from graphopt.dialects import graph_norm as norm  # noqa: E402
-from graphopt.dialects.graph_base import tensor_of  # noqa: E402
+from graphopt.dialects import graph as gc  # noqa: E402
+from graphopt.dialects import graph as nn  # noqa: E402
+from graphopt.dialects import graph as norm  # noqa: E402
+from graphopt.dialects.graph import tensor_of  # noqa: E402
 
 RNG = np.random.default_rng(0)
 

@@ -33,7 +33,7 @@ from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure, Recurs
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern, FusePatternAttr
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 
 
 @irdl_op_definition
@@ -79,7 +79,7 @@ class GroupOp(IRDLOperation):
 
     @property
     def fuse_pattern(self) -> FusePattern:
-        return self.pattern.data
+        return self.pattern.pattern
 
     @property
     def yield_op(self) -> YieldOp:

@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, Region, SSAValue
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import GraphOp, element_type_of, f32, tensor
+from graphopt.dialects.graph import GraphOp, element_type_of, f32, tensor
 
 
 class GraphBuilder:
@@ -217,7 +217,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, SSAValue
 
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 
 '''
 

@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, SSAValue
 
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 
 
 class GraphBuilder:

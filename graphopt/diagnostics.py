@@ -40,7 +40,7 @@ MAX_NESTING = 64
 SEVERITIES = ("error", "warning", "note", "remark")
 
 from graphopt.errors import GraphOptError, VerifyError
-from graphopt.dialects.graph_module import ModuleVerifyError, verify_graph_module
+from graphopt.dialects.graph import ModuleVerifyError, verify_graph_module
 from graphopt.dialects.loop import check_loop_level_op  # rules upstream ops lack
 
 

@@ -29,7 +29,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
+from graphopt.dialects.graph import (
     FLOAT_TYPES,
     AxisNormalizationOp,
     BinaryBroadcastOp,

@@ -41,7 +41,7 @@ from xdsl.ir import SSAValue
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import GraphOp, tensor_of
+from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
 LANES = 16

@@ -42,7 +42,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from graphopt.dialects import loop
 from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph import ConstantOp
-from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
+from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
 from graphopt.lowering.gemm import GemmPlan, emit_gemm, packed_global, plan_gemm
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops

@@ -54,7 +54,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import is_side_effect_free
 
 from graphopt import errors, rules
-from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
+from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 
 
 class LoweringError(errors.LoweringError):

@@ -1,4 +1,5 @@
-"""Compute rules for the ops of ``graphopt.dialects.graph_grad`` (gradient ops).
+"""Compute rules for the gradient ops of ``graphopt.dialects.graph`` (add_n,
+the window backward ops, lrn_grad, slice_grad, gather_grad).
 
 The window backward ops read the output gradient "in reverse": for input
 row ``h`` and kernel tap ``kh`` the output row is ``oh = (h + pad_top -
@@ -14,8 +15,8 @@ import math
 from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
-from graphopt.dialects import graph_grad
-from graphopt.dialects.graph_base import tensor_of
+from graphopt.dialects import graph as graph_grad
+from graphopt.dialects.graph import tensor_of
 from graphopt.lowering.compute_rules import elem_type, register_compute_rule, s_add, s_div, s_mul
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.rules_nn import lrn_scale, s_pow, tap_index

@@ -1,5 +1,5 @@
-"""Compute rules for the ops of ``graphopt.dialects.graph_math`` and
-``graph_reduce``.
+"""Compute rules for the elementwise ops of ``graphopt.dialects.graph`` and
+the reductions beyond sum, mean and max.
 
 Float comparisons use ordered predicates (false on NaN), as numpy does; the
 NaN-propagating ``minimumf`` matches numpy's ``minimum``/``min``.  argmax
@@ -19,9 +19,9 @@ from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import IntegerType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from graphopt.dialects import graph_math as gm
-from graphopt.dialects import graph_reduce as gr
-from graphopt.dialects.graph_base import (
+from graphopt.dialects import graph as gm
+from graphopt.dialects import graph as gr
+from graphopt.dialects.graph import (
     BinaryBroadcastOp,
     UnaryElementwiseOp,
     f32,

@@ -1,5 +1,5 @@
-"""Compute rules for the ops of ``graphopt.dialects.graph_nn`` (conv2d, pooling)
-and ``graph_norm`` (batch_norm, batch_norm_train, layer_norm).
+"""Compute rules for the window ops of ``graphopt.dialects.graph`` (conv2d,
+pooling) and the normalizations (batch_norm, batch_norm_train, layer_norm).
 
 Window ops read padded inputs without ever loading out of bounds: the input
 index ``i = o*s - pad + k*d`` is checked with one unsigned compare
@@ -22,9 +22,9 @@ from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import i64
 from xdsl.ir import SSAValue
 
-from graphopt.dialects import graph_nn as nn
-from graphopt.dialects import graph_norm as norm
-from graphopt.dialects.graph_base import tensor_of
+from graphopt.dialects import graph as nn
+from graphopt.dialects import graph as norm
+from graphopt.dialects.graph import tensor_of
 from graphopt.lowering.compute_rules import (
     broadcast_indices,
     elem_type,

@@ -1,5 +1,5 @@
-"""Compute rules for the ops of ``graphopt.dialects.graph_tensor`` (and the
-``graph_shape`` / ``graph_fill`` ops it re-exports).
+"""Compute rules for the layout, indexing and value-making ops of
+``graphopt.dialects.graph``.
 
 Rules that may index outside an operand (concat, pad, gather) never load out
 of bounds: they clamp the index into range, load, then select.
@@ -14,9 +14,9 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i32
 from xdsl.ir import SSAValue
 
-from graphopt.dialects import graph_tensor as gt
-from graphopt.dialects.graph_base import tensor_of
-from graphopt.dialects.graph_fill import (
+from graphopt.dialects import graph as gt
+from graphopt.dialects.graph import tensor_of
+from graphopt.dialects.graph import (
     HASH_GOLDEN,
     HASH_KEEP_BITS,
     HASH_MUL1,
@@ -256,7 +256,7 @@ def _u32_op(em: KernelEmitter, cls, a: SSAValue, b: SSAValue) -> SSAValue:
 
 
 def emit_dropout_hash(em: KernelEmitter, seed: int, linear: SSAValue) -> SSAValue:
-    """:func:`graph_fill.dropout_hash` on i32 (wrapping mul, xor, logical shifts)."""
+    """:func:`graph.fill.dropout_hash` on i32 (wrapping mul, xor, logical shifts)."""
     h = result(em.emit(arith.IndexCastOp(linear, i32)))
     h = _u32_op(em, arith.MuliOp, h, _i32(em, HASH_GOLDEN))
     h = _u32_op(em, arith.XOrIOp, h, _i32(em, seed))

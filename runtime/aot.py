@@ -25,7 +25,7 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 
 from graphopt.diagnostics import UserError
-from graphopt.dialects.graph_base import type_str
+from graphopt.dialects.graph import type_str
 from graphopt.lowering.to_llvm import emit_llvm_ir
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
 from graphopt.runtime.compile import lowered_module

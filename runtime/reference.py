@@ -16,7 +16,7 @@ from xdsl.ir import Attribute, Block, SSAValue
 
 from graphopt.dialects.fused import GroupOp, YieldOp
 from graphopt.errors import ArgumentError
-from graphopt.dialects.graph_base import GraphOp, numpy_dtype
+from graphopt.dialects.graph import GraphOp, numpy_dtype
 
 
 class InputError(ArgumentError):

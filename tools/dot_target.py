@@ -42,7 +42,7 @@ from xdsl.utils.target import Target
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.fused import GroupOp, YieldOp
 from graphopt.dialects.graph import ConstantOp
-from graphopt.dialects.graph_base import GraphOp, type_str
+from graphopt.dialects.graph import GraphOp, type_str
 
 FONT = "Helvetica"
 

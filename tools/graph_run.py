@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from graphopt import __version__
 from graphopt.diagnostics import LocatedParser, UserError, decode_source, run_tool, verify_located
-from graphopt.dialects.graph_base import numpy_dtype
+from graphopt.dialects.graph import numpy_dtype
 from graphopt.lowering.kernel_emitter import LoweringError
 from graphopt.plugins import available_passes, project_context
 from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects.builtin import Float32Type, ModuleOp, TensorType
 
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 from graphopt.runtime.reference import ReferenceInterpreter
 
 E_FACTOR = 4.0

@@ -11,6 +11,7 @@ from xdsl.passes import ModulePass
 
 PASS_LOCATIONS: dict[str, tuple[str, str]] = {
     "fold-constants": ("graphopt.transforms.fold_constants", "FoldConstantsPass"),
+    "canonicalize-graph": ("graphopt.transforms.canonicalize_graph", "CanonicalizeGraphPass"),
     "decompose": ("graphopt.transforms.decompose", "DecomposePass"),
     "fold-batch-norm": ("graphopt.transforms.fold_batch_norm", "FoldBatchNormPass"),
     "fuse-ops": ("graphopt.transforms.fusion", "FuseOpsPass"),

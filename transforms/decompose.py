@@ -47,7 +47,7 @@ from xdsl.rewriter import InsertPoint
 
 from graphopt import rules
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import GraphOp, tensor, tensor_of
+from graphopt.dialects.graph import GraphOp, tensor, tensor_of
 from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.pass_statistics import StatisticsPass
 

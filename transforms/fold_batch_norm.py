@@ -35,7 +35,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import numpy_dtype, tensor_of
+from graphopt.dialects.graph import numpy_dtype, tensor_of
 from graphopt.transforms.decompose import BATCH_NORM_CHANNEL_AXIS
 from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.pass_statistics import StatisticsPass

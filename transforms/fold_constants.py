@@ -8,14 +8,14 @@ What is never folded, and why:
 
 * ops without the ``Pure`` trait (random ops such as a training-mode
   ``graph.dropout``): each run must draw new values;
-* op classes in :data:`NEVER_FOLD` (``CopyOp`` by default): a copy exists to
+* ops with the ``NeverFolded`` trait (``CopyOp``): a copy exists to
   produce a distinct buffer, folding it would merge it with its source;
 * results (or dense operands) bigger than ``max-elements``: the IR would grow
   by megabytes for no run-time gain.
 
 Splats never materialise: when every operand is a splat and the op is
-elementwise or broadcasting, it is evaluated on one-element arrays; the op
-classes of :data:`SPLAT_PRESERVING` only move or select elements (transpose,
+elementwise or broadcasting, it is evaluated on one-element arrays; ops
+with the ``PreservesSplat`` trait only move or select elements (transpose,
 reshape, broadcast_to, slice, reduce_max...) and pass a splat through; the
 splat rules (:data:`graphopt.rules.SPLAT`) cover ops whose answer depends on a property: a
 ``graph.fill`` becomes a splat directly, a ``graph.pad`` of a splat by the same
@@ -26,8 +26,8 @@ Each fold is a rewrite pattern (:class:`FoldConstant`) applied by xDSL's
 walker; producers left without uses stay for ``dce`` (the pipelines run
 ``canonicalize`` and ``dce`` after this pass).  The pass records how many ops
 it folded in ``statistics`` (shown by ``graph-opt --pass-statistics``).
-Plugins mark their own op classes with :func:`never_fold`, add them to
-:data:`SPLAT_PRESERVING`, or give them a splat rule with
+Plugin ops declare the traits ``NeverFolded`` and ``PreservesSplat``
+(``graphopt.dialects.traits``), or get a splat rule with
 ``registry.add_rule(SPLAT, OpClass, rule)``.
 """
 
@@ -47,48 +47,21 @@ from xdsl.traits import Pure
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
+from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
 from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.pass_statistics import StatisticsPass
+from graphopt.dialects.traits import PreservesSplat, is_never_folded
 
 Scalar = float | int | bool
 #: rule(op, splat operand values) -> the splat value of the op's single result,
 #: or None when the rule does not apply.
 SplatRule = Callable[[Operation, Sequence[Scalar]], Scalar | None]
 
-#: Op classes that are never folded even though they are Pure (ops without
-#: ``Pure``, random ones included, are never folded either).
-NEVER_FOLD: set[type[Operation]] = {graph.CopyOp}
-
-#: Ops whose result is a splat of their (single) splat operand's value: they
-#: only move, select or replicate elements.
-SPLAT_PRESERVING: set[type[Operation]] = {
-    graph.TransposeOp,
-    graph.ReshapeOp,
-    graph.BroadcastToOp,
-    graph.SliceOp,
-    graph.ExpandDimsOp,
-    graph.SqueezeOp,
-    graph.FlattenOp,
-    graph.ReduceMaxOp,
-    graph.ReduceMinOp,
-}
-
-
-def never_fold(op_class: type[Operation]) -> type[Operation]:
-    """Class decorator (or plain call): never fold ``op_class`` ops."""
-    NEVER_FOLD.add(op_class)
-    return op_class
-
-
-def _never_folded(op: Operation) -> bool:
-    """The op's class is marked never to be folded (a fact about the op)."""
-    return isinstance(op, tuple(NEVER_FOLD))
 
 
 def _preserves_splat(op: Operation) -> bool:
     """The op passes a splat operand through (a fact about the op)."""
-    return isinstance(op, tuple(SPLAT_PRESERVING))
+    return op.has_trait(PreservesSplat)
 
 
 #: ``register_splat_rule(OpClass, rule)``: the splat result of ``OpClass``
@@ -125,7 +98,7 @@ def is_never_fold(op: Operation) -> bool:
     """Random ops, copies and anything else whose identity matters."""
     if not op.has_trait(Pure):
         return True
-    return _never_folded(op)
+    return is_never_folded(op)
 
 
 def splat_value(value: SSAValue) -> Scalar | None:
@@ -263,12 +236,9 @@ class FoldConstantsPass(StatisticsPass):
 __all__ = [
     "FoldConstant",
     "FoldConstantsPass",
-    "NEVER_FOLD",
-    "SPLAT_PRESERVING",
     "fold_constants",
     "fold_op",
     "is_never_fold",
-    "never_fold",
     "register_splat_rule",
     "splat_value",
 ]

@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 
 GRAPH, LOOP, LLVM = "graph", "loop", "llvm"
 _ORDER = (GRAPH, LOOP, LLVM)

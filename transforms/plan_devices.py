@@ -35,8 +35,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.diagnostics import location_of
 from graphopt.dialects.fused import GroupOp
-from graphopt.dialects.graph_base import GraphOp
-from graphopt.dialects.graph_tensor import CopyOp
+from graphopt.dialects.graph import GraphOp
+from graphopt.dialects.graph import CopyOp
 from graphopt.transforms.levels import GRAPH, require_level
 
 DEVICE_GROUP_ATTR = "device_group"

@@ -32,7 +32,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
+from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.plugins import PluginRegistry
 from graphopt.rules import COMPUTE, GRADIENT
 
@@ -53,10 +53,11 @@ class SquareOp(GraphOp):
     irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue):
-        super().__init__(operands=[input], result_types=[input.type])
+        super().__init__(operands=[input], result_types=[self.infer_type(input.type)])
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs

@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import element_type_of, f32, f64, i1, i32, i64, numpy_dtype, shape_str
+from graphopt.dialects.graph import element_type_of, f32, f64, i1, i32, i64, numpy_dtype, shape_str
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.frontends.onnx.registry import CONVERTERS, is_foldable
 from graphopt.diagnostics import UserError

@@ -9,7 +9,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import FLOAT_TYPES, f64, i1, i32, numpy_dtype
+from graphopt.dialects.graph import FLOAT_TYPES, f64, i1, i32, numpy_dtype
 from graphopt.frontends.onnx.importer import ONNX_ELEMENT_TYPES, ConvertError, NodeContext, onnx_type_name
 from graphopt.frontends.onnx.registry import converter
 

@@ -11,7 +11,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_grad import Conv2dGradInputOp
+from graphopt.dialects.graph import Conv2dGradInputOp
 from graphopt.frontends.onnx.importer import ConvertError, NodeContext
 from graphopt.frontends.onnx.registry import converter
 

@@ -11,7 +11,7 @@ import numpy as np
 from onnx import numpy_helper
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import i64
+from graphopt.dialects.graph import i64
 from graphopt.frontends.onnx.importer import ConvertError, NodeContext
 from graphopt.frontends.onnx.registry import converter
 

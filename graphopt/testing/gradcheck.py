@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from graphopt.dialects.graph_base import numpy_dtype
+from graphopt.dialects.graph import numpy_dtype
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.compile import compile as compile_module
 from graphopt.runtime.reference import interpret

@@ -62,7 +62,7 @@ class Gen:
         return self.b.input(a.shape, a.dtype)
 
     def pick(self, kinds: str = "fib"):
-        from graphopt.dialects.graph_base import numpy_dtype, tensor_of
+        from graphopt.dialects.graph import numpy_dtype, tensor_of
 
         choices = [v for v in self.pool if numpy_dtype(tensor_of(v).element_type).kind in kinds]
         if not choices:
@@ -73,7 +73,7 @@ class Gen:
         return tuple(v.type.get_shape())
 
     def dtype(self, v) -> np.dtype:
-        from graphopt.dialects.graph_base import numpy_dtype
+        from graphopt.dialects.graph import numpy_dtype
 
         return numpy_dtype(v.type.element_type)
 
@@ -307,8 +307,8 @@ def _norms(g: Gen, which: int):
 
 
 def _grad_ops(g: Gen, which: int):
-    from graphopt.dialects.graph_grad import GatherGradOp, SliceGradOp
-    from graphopt.dialects.graph_grad_nn import (
+    from graphopt.dialects.graph import GatherGradOp, SliceGradOp
+    from graphopt.dialects.graph import (
         AvgPool2dGradOp,
         Conv2dGradFilterOp,
         Conv2dGradInputOp,
@@ -429,7 +429,7 @@ def compare(got, want, what: str, f32_inside: bool = True) -> None:
 def check_seed(seed: int) -> str:
     """"ok", or "skip" when no graph came out; raises AssertionError on a mismatch."""
     import graphopt
-    from graphopt.dialects.graph_base import element_type_of
+    from graphopt.dialects.graph import element_type_of
     from graphopt.runtime.compile import run_pipeline
     from graphopt.runtime.reference import interpret
     from graphopt.transforms.pipelines import LEVELS, pipeline_passes

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from graphopt.dialects.graph_grad import GatherGradOp, SliceGradOp
-from graphopt.dialects.graph_grad_nn import (
+from graphopt.dialects.graph import GatherGradOp, SliceGradOp
+from graphopt.dialects.graph import (
     AvgPool2dGradOp,
     Conv2dGradFilterOp,
     Conv2dGradInputOp,

@@ -155,7 +155,7 @@ def test_float32_directional() -> None:
 
 
 def test_add_n_rule() -> None:
-    from graphopt.dialects.graph_grad import AddNOp
+    from graphopt.dialects.graph import AddNOp
 
     check(lambda b, a: b.apply(AddNOp([a[0], a[1], a[0]])), [randn(3), randn(3)])
 

@@ -12,8 +12,8 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.irdl import VarConstraint, base, irdl_op_definition, operand_def, result_def
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import GraphOp
-from graphopt.dialects.graph_grad import AddNOp
+from graphopt.dialects.graph import GraphOp
+from graphopt.dialects.graph import AddNOp
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
 from graphopt.transforms.autodiff import GradientError, add_gradient

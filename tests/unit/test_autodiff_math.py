@@ -1,5 +1,5 @@
 """Finite-difference checks of the elementwise math, where/cast and the
-reductions of graph_math (inputs away from kinks and ties)."""
+reductions beyond sum, mean and max (inputs away from kinks and ties)."""
 
 from __future__ import annotations
 

@@ -127,7 +127,7 @@ def test_conv_float32_directional() -> None:
 @pytest.mark.parametrize("xs,ws,strides,padding,dilations,groups", CONV_CASES[1:5])
 def test_second_order_conv(xs, ws, strides, padding, dilations, groups) -> None:
     """The backward ops have rules too (bilinear: conv2d and each other)."""
-    from graphopt.dialects.graph_grad import Conv2dGradFilterOp, Conv2dGradInputOp
+    from graphopt.dialects.graph import Conv2dGradFilterOp, Conv2dGradInputOp
 
     x, w = randn(*xs), randn(*ws)
     window = dict(strides=strides, padding=padding, dilations=dilations, groups=groups)
@@ -144,7 +144,7 @@ def test_second_order_conv(xs, ws, strides, padding, dilations, groups) -> None:
 
 @pytest.mark.parametrize("kernel,strides,padding", POOL_CASES)
 def test_second_order_avg_pool(kernel, strides, padding) -> None:
-    from graphopt.dialects.graph_grad import AvgPool2dGradOp
+    from graphopt.dialects.graph import AvgPool2dGradOp
 
     x = randn(1, 2, 5, 6)
     m = build_module(lambda b, a: b.avg_pool2d(a[0], kernel, strides, padding), [x])

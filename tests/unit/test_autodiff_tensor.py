@@ -99,7 +99,7 @@ def test_layout_gradients_compiled() -> None:
 
 
 def test_second_order_slice_and_gather() -> None:
-    from graphopt.dialects.graph_grad import GatherGradOp, SliceGradOp
+    from graphopt.dialects.graph import GatherGradOp, SliceGradOp
 
     def build(b, x):
         s = b.apply(SliceGradOp(x[0], (5, 7), (4, 0), (-2, 3)))

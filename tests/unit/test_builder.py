@@ -13,7 +13,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import f32, f64, i1, i32, i64, tensor
+from graphopt.dialects.graph import f32, f64, i1, i32, i64, tensor
 from graphopt.frontends.builder import GraphBuilder, tensor_type
 from graphopt.runtime.reference import interpret
 

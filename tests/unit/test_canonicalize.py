@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from xdsl.context import Context
+from xdsl.irdl import irdl_op_definition, traits_def
+from xdsl.traits import Commutative
 from xdsl.transforms.canonicalize import CanonicalizePass
 
 from graphopt.dialects import graph
@@ -12,6 +14,10 @@ from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
 from graphopt.transforms import canonicalize_patterns
 from graphopt.rules import CANONICALIZATION
+from graphopt.dialects.graph import BinaryBroadcastOp, GraphCanonicalization
+from graphopt.dialects.traits import NeutralElement
+from graphopt.transforms.canonicalize_graph import CanonicalizeGraphPass
+from graphopt.transforms.canonicalize_patterns import trait_patterns
 
 RNG = np.random.default_rng(5)
 
@@ -36,6 +42,18 @@ def graph_ops(module):
 def test_patterns_register_on_first_lookup() -> None:
     assert CANONICALIZATION.lookup_all(graph.AddOp)
     assert CANONICALIZATION.lookup_all(graph.TransposeOp)
+
+
+def test_traits_give_the_algebraic_patterns() -> None:
+    """The generic patterns come from the op's traits, on every lookup path."""
+    (canon,) = graph.AddOp.get_traits_of_type(GraphCanonicalization)
+    names = {type(p).__name__ for p in canon.get_patterns(graph.AddOp)}
+    assert names == {"TraitCanonicalization"}
+    names = {type(p).__name__ for p in trait_patterns(graph.AddOp)}
+    assert names == {"NeutralOperand"}
+    names = {type(p).__name__ for p in trait_patterns(graph.MulOp)}
+    assert names == {"NeutralOperand", "AbsorbingOperand"}
+    assert trait_patterns(graph.ExpOp) == ()
 
 
 @pytest.mark.parametrize(
@@ -90,12 +108,11 @@ def test_float_zero_algebra_keeps_nan() -> None:
     assert np.isnan(prod[:2]).all() and np.isnan(diff[:2]).all()
 
 
-def test_fast_math_flag(monkeypatch) -> None:
-    monkeypatch.setattr(canonicalize_patterns, "FLOAT_ALGEBRA_IGNORES_NAN", True)
+def test_fast_math_option() -> None:
     b = GraphBuilder("f")
     x = b.input((3,))
     module = b.build(b.mul(x, b.splat((3,), 0.0)))
-    CanonicalizePass().apply(Context(), module)
+    CanonicalizeGraphPass(ignore_nan=True).apply(Context(), module)
     assert graph_ops(module) == ["graph.constant"]
 
 
@@ -137,3 +154,24 @@ def test_size_one_reversal_is_the_identity() -> None:
     assert graph_ops(module) == []
     v = RNG.standard_normal((1, 8)).astype(np.float32)
     np.testing.assert_array_equal(interpret(module, v)[0], v)
+
+
+@irdl_op_definition
+class PlusOp(BinaryBroadcastOp):
+    """A plugin-style op that is addition only by its declared facts."""
+
+    name = "test.plus"
+    traits = traits_def(Commutative(), NeutralElement(0))
+    NUMPY_FN = staticmethod(np.add)
+
+
+def test_a_plugin_op_gets_the_patterns_its_traits_call_for() -> None:
+    b = GraphBuilder("f")
+    x = b.input((4,))
+    kept = b.apply(PlusOp(x, b.splat((4,), 1.0)))
+    module = b.build(b.apply(PlusOp(b.splat((4,), 0.0), x)), kept)
+    CanonicalizePass().apply(Context(), module)
+    fn = module.body.block.first_op
+    ret = fn.body.block.last_op
+    assert ret.operands[0] is fn.body.block.args[0]
+    assert [op.name for op in fn.body.block.ops if op.name == "test.plus"] == ["test.plus"]

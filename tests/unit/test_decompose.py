@@ -1,7 +1,6 @@
 """decompose and fold-batch-norm: the primitives compute what the composite did.
 
-Tests of ops that live in graph_math / graph_nn are skipped while the dialect
-does not define them.
+Tests of ops the dialect does not define are skipped.
 """
 
 from __future__ import annotations

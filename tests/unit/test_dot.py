@@ -12,7 +12,7 @@ import pytest
 from xdsl.dialects import func
 
 from graphopt.dialects.graph import ConstantOp
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 from graphopt.runtime.compile import parse_file, run_pipeline
 from graphopt.tools.dot_target import module_dot
 

@@ -9,12 +9,20 @@ from xdsl.transforms.dead_code_elimination import dce
 from graphopt.dialects import graph
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
-from graphopt.transforms.fold_constants import (
-    NEVER_FOLD,
-    FoldConstantsPass,
-    fold_constants,
-    never_fold,
-)
+from xdsl.irdl import irdl_op_definition, traits_def
+
+from graphopt.dialects.graph import UnaryElementwiseOp
+from graphopt.dialects.traits import NeverFolded
+from graphopt.transforms.fold_constants import FoldConstantsPass, fold_constants
+
+
+@irdl_op_definition
+class FrozenTanhOp(UnaryElementwiseOp):
+    """A plugin-style op that declares it is never folded."""
+
+    name = "test.frozen_tanh"
+    traits = traits_def(NeverFolded())
+    NUMPY_FN = staticmethod(np.tanh)
 
 
 def ops_of(module, cls):
@@ -84,15 +92,13 @@ def test_random_and_copy_ops_survive() -> None:
     assert ops_of(module, graph.DropoutOp) and ops_of(module, graph.CopyOp)
 
 
-def test_never_fold_registry() -> None:
+def test_never_folded_trait() -> None:
     b = GraphBuilder("f")
-    module = b.build(b.tanh(b.constant(np.arange(3, dtype=np.float32))))
-    never_fold(graph.TanhOp)
-    try:
-        assert fold_constants(module) == 0
-    finally:
-        NEVER_FOLD.discard(graph.TanhOp)
+    c = b.constant(np.arange(3, dtype=np.float32))
+    frozen = b.apply(FrozenTanhOp(c))
+    module = b.build(frozen, b.tanh(c))
     assert fold_constants(module) == 1
+    assert len(ops_of(module, FrozenTanhOp)) == 1 and not ops_of(module, graph.TanhOp)
 
 
 def test_fill_becomes_a_splat() -> None:

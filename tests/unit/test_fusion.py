@@ -19,7 +19,7 @@ from graphopt.dialects import loop
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph import ConstantOp
-from graphopt.dialects.graph_base import GraphOp, numpy_dtype
+from graphopt.dialects.graph import GraphOp, numpy_dtype
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.compile import parse_file, parse_text, run_pipeline

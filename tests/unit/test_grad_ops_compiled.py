@@ -9,7 +9,7 @@ import pytest
 from xdsl.dialects import func, memref
 
 import graphopt
-from graphopt.dialects.graph_grad import Conv2dGradFilterOp, Conv2dGradInputOp
+from graphopt.dialects.graph import Conv2dGradFilterOp, Conv2dGradInputOp
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.reference import interpret

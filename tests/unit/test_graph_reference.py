@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
+from graphopt.dialects.graph import (
     BinaryBroadcastOp,
     broadcast_shapes,
     element_type_of,

@@ -223,7 +223,7 @@ def test_scalar_input() -> None:
 
 
 def test_check_inputs_returns_c_contiguous_arrays() -> None:
-    from graphopt.dialects.graph_base import tensor
+    from graphopt.dialects.graph import tensor
 
     (arr,) = check_inputs("f", [tensor((2, 3))], [np.asfortranarray(np.ones((2, 3), np.float32))])
     assert arr.flags["C_CONTIGUOUS"]

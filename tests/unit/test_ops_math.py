@@ -1,4 +1,4 @@
-"""The math ops (graph_math, graph_reduce): numpy reference semantics, compiled
+"""The math ops (graph.elementwise, graph.reduce): numpy reference semantics, compiled
 code against the reference, build-time errors, and how fusion and lowering
 treat log_softmax."""
 
@@ -17,8 +17,8 @@ import graphopt
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.fused import GroupOp
-from graphopt.dialects.graph_base import f64, i1, i32
-from graphopt.dialects.graph_math import cast_array
+from graphopt.dialects.graph import f64, i1, i32
+from graphopt.dialects.graph import cast_array
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.compile import run_pipeline

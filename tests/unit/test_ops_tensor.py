@@ -18,9 +18,9 @@ from xdsl.utils.exceptions import VerifyException
 
 import graphopt
 from graphopt.dialects import graph, loop
-from graphopt.dialects.graph_base import f64, i1, i32
-from graphopt.dialects.graph_fill import dropout_hash, dropout_keep_mask
-from graphopt.dialects.graph_tensor import onnx_slice_range
+from graphopt.dialects.graph import f64, i1, i32
+from graphopt.dialects.graph import dropout_hash, dropout_keep_mask
+from graphopt.dialects.graph import onnx_slice_range
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.compile import parse_text

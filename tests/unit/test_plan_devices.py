@@ -8,7 +8,7 @@ import pytest
 from xdsl.dialects import func
 
 import graphopt
-from graphopt.dialects.graph_tensor import CopyOp
+from graphopt.dialects.graph import CopyOp
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.compile import run_pipeline
 from graphopt.runtime.reference import interpret

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import graphopt
-from graphopt.dialects.graph_grad_nn import (
+from graphopt.dialects.graph import (
     AvgPool2dGradOp,
     Conv2dGradFilterOp,
     Conv2dGradInputOp,

@@ -14,7 +14,7 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import BinaryBroadcastOp, GraphOp
+from graphopt.dialects.graph import BinaryBroadcastOp, GraphOp
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.plugins import PluginError, PluginRegistry, load_plugin
 from graphopt.transforms.decompose import decompose

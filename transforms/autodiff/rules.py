@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt import rules
 from graphopt.dialects import graph
-from graphopt.dialects.graph_base import FLOAT_TYPES, shape_str, tensor, tensor_of
+from graphopt.dialects.graph import FLOAT_TYPES, shape_str, tensor, tensor_of
 
 GradientRule = Callable[["GradContext", Any, Sequence[SSAValue | None]], Sequence[SSAValue | None]]
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from xdsl.ir import SSAValue
 
 from graphopt.dialects import graph
-from graphopt.dialects.graph_grad import AddNOp
+from graphopt.dialects.graph import AddNOp
 from graphopt.transforms.autodiff.rules import (
     GradContext,
     register_gradient_rule,

@@ -1,5 +1,5 @@
-"""Gradient rules of the ops of ``graphopt.dialects.graph_math`` (elementwise
-math, comparisons, where, cast) and of its reductions (``graph_reduce``).
+"""Gradient rules of the elementwise ops of ``graphopt.dialects.graph`` (math,
+comparisons, where, cast) and of the reductions beyond sum, mean and max.
 
 Kinks: ``abs`` gives the gradient sign +1 at 0; ``clip`` passes the gradient
 only strictly inside its bounds; ``minimum`` sends ties to the lhs.
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from xdsl.ir import SSAValue
 
 from graphopt.dialects import graph
-from graphopt.dialects import graph_math as gm
-from graphopt.dialects.graph_base import tensor_of
+from graphopt.dialects import graph as gm
+from graphopt.dialects.graph import tensor_of
 from graphopt.transforms.autodiff.rules import (
     GradContext,
     is_float,

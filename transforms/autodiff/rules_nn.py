@@ -1,7 +1,7 @@
-"""Gradient rules of the ops of ``graphopt.dialects.graph_nn`` (convolution,
-pooling, normalization).
+"""Gradient rules of the window ops of ``graphopt.dialects.graph`` (convolution,
+pooling) and of normalization.
 
-Convolution and pooling use the backward ops of ``graph_grad`` (one kernel
+Convolution and pooling use the backward ops of ``graph.window_grad`` (one kernel
 each, no zero-dilated temporaries); normalization is composed from graph
 ops.  Running statistics are never differentiated.
 """
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from xdsl.ir import SSAValue
 
 from graphopt.dialects import graph
-from graphopt.dialects import graph_nn as nn
-from graphopt.dialects.graph_grad import (
+from graphopt.dialects import graph as nn
+from graphopt.dialects.graph import (
     AvgPool2dGradOp,
     Conv2dGradFilterOp,
     Conv2dGradInputOp,

@@ -1,5 +1,5 @@
-"""Gradient rules of the ops of ``graphopt.dialects.graph_tensor`` (layout,
-gather, and the value-making ops of ``graph_fill``)."""
+"""Gradient rules of the layout and indexing ops of ``graphopt.dialects.graph``
+(and of the value-making ops of ``graph.fill``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from graphopt.dialects import graph_tensor as gt
-from graphopt.dialects.graph_grad import GatherGradOp, SliceGradOp
+from graphopt.dialects import graph as gt
+from graphopt.dialects.graph import GatherGradOp, SliceGradOp
 from graphopt.transforms.autodiff.rules import (
     GradContext,
     register_gradient_rule,

@@ -36,7 +36,7 @@ from xdsl.traits import IsTerminator
 from graphopt import rules
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import ConstantOp
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 
 
 @dataclass(eq=False)

@@ -17,7 +17,7 @@ from math import prod
 from xdsl.dialects.builtin import TensorType
 
 from graphopt.dialects.fused import GroupOp
-from graphopt.dialects.graph_base import GraphOp, numpy_dtype
+from graphopt.dialects.graph import GraphOp, numpy_dtype
 from graphopt.transforms.fusion.build_groups import group_name, group_pattern
 from graphopt.transforms.fusion.graph_index import Node
 from graphopt.transforms.fusion.partition import count_inputs

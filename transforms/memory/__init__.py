@@ -32,7 +32,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.diagnostics import attach_location
-from graphopt.dialects.graph_tensor import CopyOp
+from graphopt.dialects.graph import CopyOp
 from graphopt.transforms.levels import GRAPH, op_location, require_level
 from graphopt.transforms.memory.liveness import Kind, Program, align, program_of, step_ops
 from graphopt.transforms.memory.plan_attr import OFFSETS_KEY, WORKSPACE_KEY, read_plan, write_plan

@@ -27,13 +27,13 @@ from xdsl.ir import Operation, SSAValue
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.fused import GroupOp, YieldOp
-from graphopt.dialects.graph_base import GraphOp
-from graphopt.dialects.graph_fill import OnesLikeOp, ZerosLikeOp
+from graphopt.dialects.graph import GraphOp
+from graphopt.dialects.traits import IgnoresOperandValues
 
 
 def _ignores_operand_values(op: Operation) -> bool:
     """``op`` reads only its operands' shapes (NNVM's FIgnoreInputs; a fact about the op)."""
-    return isinstance(op, (ZerosLikeOp, OnesLikeOp))
+    return op.has_trait(IgnoresOperandValues)
 
 
 def _arg_ignored(arg: SSAValue) -> bool:

@@ -21,7 +21,7 @@ from enum import Enum
 
 from graphopt.dialects.fused import GroupOp
 from graphopt.dialects.graph import ConstantOp
-from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
+from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
 from graphopt.transforms.memory.inplace import epilogue_pairs, ignored_operands, nnvm_pairs
 
 ALIGNMENT = 64

@@ -1,6 +1,6 @@
 // RUN: graph-opt --split-input-file --verify-diagnostics %s -o /dev/null
 
-// One case per verifier error of the math ops (graph_math, graph_reduce).
+// One case per verifier error of the math ops (graph.elementwise, graph.reduce).
 // Each error is reported at the failing op's line and column.
 
 // Clip with a NaN bound.

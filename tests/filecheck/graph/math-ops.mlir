@@ -2,7 +2,7 @@
 // RUN: %roundtrip-generic
 // RUN: graph-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
 
-// The math ops of graph_math / graph_reduce: unary functions, pow and
+// The math ops of graph.elementwise / graph.reduce: unary functions, pow and
 // minimum, comparisons, where, cast, reduce_min, reduce_prod, argmax and
 // log_softmax, in their custom and generic forms.
 

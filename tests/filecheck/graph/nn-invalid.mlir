@@ -1,7 +1,7 @@
 // RUN: graph-opt --split-input-file --verify-diagnostics %s -o /dev/null
 
-// One case per verifier error of the CNN and normalization ops (graph_nn,
-// graph_norm). Each error is reported at the failing op's line and column.
+// One case per verifier error of the CNN and normalization ops (graph.window,
+// graph.normalization). Each error is reported at the failing op's line and column.
 
 // Conv2d input of rank 3.
 func.func @conv_input_rank(%x: tensor<3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {

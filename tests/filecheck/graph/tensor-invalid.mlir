@@ -1,7 +1,7 @@
 // RUN: graph-opt --split-input-file --verify-diagnostics %s -o /dev/null
 
-// One case per verifier error of the tensor ops (graph_tensor, graph_shape,
-// graph_fill). Each error is reported at the failing op's line and column.
+// One case per verifier error of the tensor ops (graph.indexing, graph.layout,
+// graph.fill). Each error is reported at the failing op's line and column.
 
 // Concat with no operand.
 func.func @concat_with_no_operand() -> tensor<2xf32> {

@@ -13,7 +13,7 @@ from xdsl.irdl import (
     result_def,
 )
 
-from graphopt.dialects.graph_base import GraphOp
+from graphopt.dialects.graph import GraphOp
 
 
 @irdl_op_definition

@@ -22,7 +22,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import FLOAT_TYPES, GraphOp
+from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 
 
 @irdl_op_definition

@@ -10,19 +10,13 @@ print as their IEEE bit pattern (``splat 0x7F800000``), as MLIR prints them.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Sequence
 from math import prod
 from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    BytesAttr,
-    DenseIntOrFPElementsAttr,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    TensorType,
+    BytesAttr, DenseIntOrFPElementsAttr, FloatAttr, IntegerAttr, IntegerType, TensorType,
 )
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def, result_def, traits_def
@@ -32,15 +26,9 @@ from xdsl.traits import ConstantLike, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
-    FLOAT_TYPES,
-    GraphOp,
-    element_type_of,
-    numpy_dtype,
-    tensor,
-    tensor_of,
+from graphopt.dialects.graph.base import (
+    FLOAT_TYPES, GraphOp, element_type_of, numpy_dtype, tensor, tensor_of,
 )
-
 
 
 @irdl_op_definition
@@ -193,7 +181,6 @@ class ConstantOp(GraphOp):
             printer.print_op_attributes(self.attributes)
 
 
-
 _DENSE_SCALAR = re.compile(r"dense\s*<\s*(-\s*)?([0-9][0-9a-fA-FxX.eE+-]*|true|false)\s*>")
 
 
@@ -231,6 +218,7 @@ def _splat_attr(
         return IntegerAttr(int(number), elem)
     parser.raise_error(f"graph.constant: unsupported element type {elem}", pos)
 
+
 def _float_from_bits(bits: int, elem: Attribute, parser: Parser, pos: int) -> float:
     """The float whose IEEE bit pattern is ``bits`` (how inf and NaN print)."""
     width = 4 if elem == FLOAT_TYPES[0] else 8
@@ -238,5 +226,3 @@ def _float_from_bits(bits: int, elem: Attribute, parser: Parser, pos: int) -> fl
         parser.raise_error(f"graph.constant: bit pattern {bits:#x} does not fit {elem}", pos)
     dtype = np.float32 if width == 4 else np.float64
     return float(np.frombuffer(bits.to_bytes(width, "little"), dtype=dtype)[0])
-
-

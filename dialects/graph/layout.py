@@ -1,7 +1,8 @@
 """Graph ops that only change how elements are indexed, not which ones exist:
-broadcast_to, expand_dims, squeeze, flatten (re-exported through
-``graph_tensor``), plus the helpers the layout ops share.
+transpose, reshape, broadcast_to, expand_dims, squeeze and flatten.
 
+    %t = graph.transpose %x {perm = array<i64: 1, 0>} : (tensor<4x8xf32>) -> tensor<8x4xf32>
+    %r = graph.reshape %x : (tensor<4x8xf32>) -> tensor<32xf32>
     %b = graph.broadcast_to %v : (tensor<8xf32>) -> tensor<4x8xf32>
     %e = graph.expand_dims %v {axes = array<i64: 0, -1>} : (tensor<8xf32>) -> tensor<1x8x1xf32>
     %u = graph.squeeze %e {axes = array<i64: 0>} : (tensor<1x8x1xf32>) -> tensor<8x1xf32>
@@ -18,29 +19,18 @@ import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
     traits_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
-    GraphOp,
-    dense_i64_array,
-    normalize_axes,
-    shape_str,
-    tensor,
+from graphopt.dialects.graph.base import (
+    GraphOp, check_static_tensor, normalize_axes, shape_str, tensor, tensor_of,
 )
-
-
-def int_values(attr: DenseArrayBase | None) -> tuple[int, ...] | None:
-    return None if attr is None else tuple(attr.get_values())  # type: ignore[arg-type]
+from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
+from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
 def shape_of(t: Attribute) -> tuple[int, ...]:
@@ -56,9 +46,94 @@ class LayoutOp(GraphOp):
     traits = traits_def(Pure())
     irdl_options = (ParsePropInAttrDict(),)
 
-# --------------------------------------------------------------------------
-# broadcast_to, expand_dims, squeeze, flatten
-# --------------------------------------------------------------------------
+
+@irdl_op_definition
+class TransposeOp(GraphOp):
+    """Permute axes: ``out.shape[i] = in.shape[perm[i]]``."""
+
+    name = "graph.transpose"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    perm = prop_def(DenseArrayBase)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
+    traits = traits_def(Pure(), PreservesSplat())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, perm: Sequence[int] | None = None):
+        rank = len(tensor_of(input).get_shape())
+        perm = tuple(reversed(range(rank))) if perm is None else tuple(perm)
+        super().__init__(
+            operands=[input],
+            result_types=[self.infer_type(input.type, perm)],
+            properties={"perm": dense_i64_array(perm)},
+        )
+
+    @classmethod
+    def infer_type(cls, input: Attribute, perm: Sequence[int]) -> TensorType:
+        check_static_tensor(cls.name, "input", input)
+        assert isinstance(input, TensorType)
+        shape = input.get_shape()
+        if sorted(perm) != list(range(len(shape))):
+            raise VerifyException(
+                f"graph.transpose: perm {list(perm)} is not a permutation of the "
+                f"{len(shape)} axes of {shape_str(shape)}"
+            )
+        return tensor([shape[p] for p in perm], input.element_type)
+
+    @property
+    def permutation(self) -> tuple[int, ...]:
+        return int_values(self.perm)
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return [np.transpose(inputs[0], self.permutation).copy(order="C")]
+
+
+@irdl_op_definition
+class ReshapeOp(GraphOp):
+    """Same elements in row-major order, new shape (given by the result type)."""
+
+    name = "graph.reshape"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
+    traits = traits_def(Pure(), PreservesSplat(), IdentityIfSameType())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, input: SSAValue, shape: Sequence[int]):
+        super().__init__(operands=[input], result_types=[self.infer_type(input.type, shape)])
+
+    @classmethod
+    def infer_type(cls, input: Attribute, shape: Sequence[int]) -> TensorType:
+        """``shape`` may hold one -1, inferred from the element count."""
+        check_static_tensor(cls.name, "input", input)
+        assert isinstance(input, TensorType)
+        count = prod(input.get_shape())
+        shape = list(shape)
+        if shape.count(-1) > 1 or any(d < -1 for d in shape):
+            raise VerifyException(f"graph.reshape: invalid target shape {shape}")
+        if -1 in shape:
+            known = prod(d for d in shape if d != -1)
+            if known == 0 or count % known:
+                raise VerifyException(
+                    f"graph.reshape: cannot reshape {shape_str(input.get_shape())} to {shape}"
+                )
+            shape[shape.index(-1)] = count // known
+        if prod(shape) != count:
+            raise VerifyException(
+                f"graph.reshape: element counts differ ({shape_str(input.get_shape())} "
+                f"has {count}, {shape_str(shape)} has {prod(shape)})"
+            )
+        return tensor(shape, input.element_type)
+
+    def inferred_result_types(self) -> Sequence[Attribute]:
+        return [self.infer_type(self.input.type, tensor_of(self.result).get_shape())]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return [inputs[0].reshape(tensor_of(self.result).get_shape())]
 
 
 @irdl_op_definition
@@ -66,6 +141,7 @@ class BroadcastToOp(LayoutOp):
     """Numpy broadcasting to the shape of the result type."""
 
     name = "graph.broadcast_to"
+    traits = traits_def(PreservesSplat(), IdentityIfSameType())
     input = operand_def(TensorType)
     result = result_def(TensorType)
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.BROADCAST
@@ -100,6 +176,7 @@ class ExpandDimsOp(LayoutOp):
     """Insert size-1 axes; ``axes`` index the result (ONNX Unsqueeze)."""
 
     name = "graph.expand_dims"
+    traits = traits_def(PreservesSplat())
     input = operand_def(TensorType)
     result = result_def(TensorType)
     axes = prop_def(DenseArrayBase)
@@ -130,9 +207,6 @@ class ExpandDimsOp(LayoutOp):
     def normalized_axes(self) -> tuple[int, ...]:
         return self.new_axes(self.input.type, int_values(self.axes))  # type: ignore[arg-type]
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, int_values(self.axes))]  # type: ignore[arg-type]
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].reshape(shape_of(self.result.type))]
 
@@ -142,6 +216,7 @@ class SqueezeOp(LayoutOp):
     """Drop size-1 axes: the given ``axes`` (of the input), or all of them."""
 
     name = "graph.squeeze"
+    traits = traits_def(PreservesSplat(), IdentityIfSameType())
     input = operand_def(TensorType)
     result = result_def(TensorType)
     axes = opt_prop_def(DenseArrayBase)
@@ -177,9 +252,6 @@ class SqueezeOp(LayoutOp):
     def normalized_axes(self) -> tuple[int, ...]:
         return self.dropped_axes(self.input.type, int_values(self.axes))
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, int_values(self.axes))]
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].reshape(shape_of(self.result.type))]
 
@@ -190,6 +262,7 @@ class FlattenOp(LayoutOp):
     ``axis`` is in [-rank, rank]."""
 
     name = "graph.flatten"
+    traits = traits_def(PreservesSplat(), IdentityIfSameType())
     input = operand_def(TensorType)
     result = result_def(TensorType)
     axis = prop_def(IntegerAttr)
@@ -218,16 +291,7 @@ class FlattenOp(LayoutOp):
 
     @property
     def normalized_axis(self) -> int:
-        return self.split_axis(self.input.type, self.axis.value.data)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.axis.value.data)]
+        return self.split_axis(self.input.type, int_value(self.axis))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].reshape(shape_of(self.result.type))]
-
-
-
-OPS: tuple[type[GraphOp], ...] = (BroadcastToOp, ExpandDimsOp, SqueezeOp, FlattenOp)
-
-__all__ = [op.__name__ for op in OPS] + ["LayoutOp", "int_values", "shape_of"]

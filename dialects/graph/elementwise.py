@@ -1,27 +1,25 @@
-"""Elementwise math of the ``graph`` dialect: unary functions, broadcasting
-binaries and comparisons, ``where`` and ``cast``.  The reductions
-(``reduce_min``, ``reduce_prod``, ``argmax``) and ``log_softmax`` live in
-``graph_reduce`` and are exported from here as well.
+"""Elementwise ops of the ``graph`` dialect: unary functions, broadcasting
+binaries and comparisons, ``where``, ``cast`` and the n-ary ``add_n``.
 
+    %y = graph.relu %x : tensor<8x16xf32>
     %a = graph.abs %x : tensor<8x16xi32>
-    %r = graph.rsqrt %x : tensor<8x16xf32>
-    %e = graph.erf %x : tensor<8x16xf32>
-    %g = graph.gelu %x : tensor<8x16xf32>
-    %t = graph.gelu %x {approximate} : tensor<8x16xf32>
+    %g = graph.gelu %x {approximate} : tensor<8x16xf32>
     %l = graph.leaky_relu %x {alpha = 1.000000e-02 : f64} : tensor<8x16xf32>
     %c = graph.clip %x {min = 0.000000e+00 : f64, max = 6.000000e+00 : f64} : tensor<8x16xf32>
-    %s = graph.sin %x : tensor<8x16xf64>
-    %p = graph.pow %a, %b : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
+    %s = graph.add %a, %b : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
     %m = graph.minimum %a, %b : (tensor<8x16xi32>, tensor<16xi32>) -> tensor<8x16xi32>
     %q = graph.greater %a, %b : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xi1>
     %w = graph.where %q, %a, %b : (tensor<8x16xi1>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>
     %i = graph.cast %x : (tensor<8x16xf32>) -> tensor<8x16xi32>
+    %n = graph.add_n %a, %b, %c : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
 
 ``gelu`` is exact, ``0.5·x·(1 + erf(x/√2))``; with ``approximate`` it is the
 tanh form ``0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`` (PyTorch's
 ``approximate='tanh'``).  ``pow`` is defined on floats only: numpy rejects
 negative integer exponents, so there is no agreed integer meaning to copy.
 Comparisons follow IEEE (any comparison with NaN is false, ``equal`` included).
+``add_n`` is the n-ary sum autodiff aggregates gradient contributions with
+(one op, not a chain of adds, so fan-out of k uses costs one node).
 """
 
 from __future__ import annotations
@@ -34,39 +32,70 @@ import numpy as np
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerType, TensorType, UnitAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
+    traits_def, var_operand_def,
 )
-from xdsl.traits import Pure
+from xdsl.traits import Commutative, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
-    ALL_TYPES,
-    FLOAT_TYPES,
-    NUMERIC_TYPES,
-    BinaryBroadcastOp,
-    GraphOp,
-    UnaryElementwiseOp,
-    broadcast_shapes,
-    check_static_tensor,
-    element_type_of,
-    i1,
-    numpy_dtype,
-    shape_str,
-    tensor,
-    tensor_of,
+from graphopt.dialects.graph.base import (
+    ALL_TYPES, BinaryBroadcastOp, FLOAT_TYPES, GraphOp, NUMERIC_TYPES, UnaryElementwiseOp,
+    broadcast_shapes, check_static_tensor, element_type_of, i1, numpy_dtype, shape_str, tensor,
+    tensor_of, type_str,
 )
-from graphopt.dialects.graph_reduce import REDUCE_OPS, ArgmaxOp, LogSoftmaxOp, ReduceMinOp, ReduceProdOp
+from graphopt.dialects.graph.properties import f64_attr, float_value
+from graphopt.dialects.traits import AbsorbingElement, Idempotent, IdentityIfSameType, Involution, NeutralElement, SelfCancelling
 
 
-def f64_attr(value: float) -> FloatAttr:
-    return FloatAttr(float(value), Float64Type())
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))
+
+
+@irdl_op_definition
+class NegOp(UnaryElementwiseOp):
+    name = "graph.neg"
+    traits = traits_def(Involution())
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+    NUMPY_FN = staticmethod(np.negative)
+
+
+@irdl_op_definition
+class ExpOp(UnaryElementwiseOp):
+    name = "graph.exp"
+    NUMPY_FN = staticmethod(np.exp)
+
+
+@irdl_op_definition
+class LogOp(UnaryElementwiseOp):
+    name = "graph.log"
+    NUMPY_FN = staticmethod(np.log)
+
+
+@irdl_op_definition
+class SqrtOp(UnaryElementwiseOp):
+    name = "graph.sqrt"
+    NUMPY_FN = staticmethod(np.sqrt)
+
+
+@irdl_op_definition
+class TanhOp(UnaryElementwiseOp):
+    name = "graph.tanh"
+    NUMPY_FN = staticmethod(np.tanh)
+
+
+@irdl_op_definition
+class SigmoidOp(UnaryElementwiseOp):
+    name = "graph.sigmoid"
+    NUMPY_FN = staticmethod(_sigmoid)
+
+
+@irdl_op_definition
+class ReluOp(UnaryElementwiseOp):
+    name = "graph.relu"
+    traits = traits_def(Idempotent())
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+    NUMPY_FN = staticmethod(lambda x: np.maximum(x, np.zeros((), dtype=x.dtype)))
 
 
 def erf(x: np.ndarray) -> np.ndarray:
@@ -77,11 +106,6 @@ def erf(x: np.ndarray) -> np.ndarray:
 
 GELU_TANH_C = math.sqrt(2.0 / math.pi)
 GELU_TANH_K = 0.044715
-
-
-# --------------------------------------------------------------------------
-# unary
-# --------------------------------------------------------------------------
 
 
 @irdl_op_definition
@@ -158,7 +182,7 @@ class LeakyReluOp(UnaryElementwiseOp):
 
     @property
     def alpha_value(self) -> float:
-        return float(self.alpha.value.data)
+        return float_value(self.alpha)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -185,7 +209,7 @@ class ClipOp(UnaryElementwiseOp):
 
     @property
     def bounds(self) -> tuple[float, float]:
-        return float(self.min_value.value.data), float(self.max_value.value.data)
+        return float_value(self.min_value), float_value(self.max_value)
 
     def typed_bounds(self) -> tuple[float | int, float | int]:
         """The bounds as values of the element type (see the class docstring)."""
@@ -223,9 +247,44 @@ class ClipOp(UnaryElementwiseOp):
         return [np.minimum(np.maximum(x, lo), hi)]
 
 
-# --------------------------------------------------------------------------
-# binary and comparisons
-# --------------------------------------------------------------------------
+@irdl_op_definition
+class AddOp(BinaryBroadcastOp):
+    name = "graph.add"
+    traits = traits_def(Commutative(), NeutralElement(0))
+    NUMPY_FN = staticmethod(np.add)
+
+
+@irdl_op_definition
+class SubOp(BinaryBroadcastOp):
+    name = "graph.sub"
+    traits = traits_def(NeutralElement(0), SelfCancelling(0))
+    NUMPY_FN = staticmethod(np.subtract)
+
+
+@irdl_op_definition
+class MulOp(BinaryBroadcastOp):
+    name = "graph.mul"
+    traits = traits_def(Commutative(), NeutralElement(1), AbsorbingElement(0))
+    NUMPY_FN = staticmethod(np.multiply)
+
+
+@irdl_op_definition
+class DivOp(BinaryBroadcastOp):
+    """Floating-point division (integer division is not defined yet)."""
+
+    name = "graph.div"
+    traits = traits_def(NeutralElement(1))
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    NUMPY_FN = staticmethod(np.divide)
+
+
+@irdl_op_definition
+class MaximumOp(BinaryBroadcastOp):
+    """Elementwise maximum; NaN propagates, as in numpy."""
+
+    name = "graph.maximum"
+    traits = traits_def(Commutative())
+    NUMPY_FN = staticmethod(np.maximum)
 
 
 @irdl_op_definition
@@ -242,6 +301,7 @@ class MinimumOp(BinaryBroadcastOp):
     """Elementwise minimum; NaN propagates, as in numpy."""
 
     name = "graph.minimum"
+    traits = traits_def(Commutative())
     NUMPY_FN = staticmethod(np.minimum)
 
 
@@ -268,13 +328,9 @@ class LessOp(CompareOp):
 @irdl_op_definition
 class EqualOp(CompareOp):
     name = "graph.equal"
+    traits = traits_def(Commutative())
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
     NUMPY_FN = staticmethod(np.equal)
-
-
-# --------------------------------------------------------------------------
-# where
-# --------------------------------------------------------------------------
 
 
 @irdl_op_definition
@@ -315,17 +371,9 @@ class WhereOp(GraphOp):
         shape = broadcast_shapes(cls.name, cond.get_shape(), lhs.get_shape(), rhs.get_shape())
         return tensor(shape, lhs.element_type)
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.cond.type, self.lhs.type, self.rhs.type)]
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         c, a, b = inputs
         return [np.asarray(np.where(c, a, b), dtype=a.dtype)]
-
-
-# --------------------------------------------------------------------------
-# cast
-# --------------------------------------------------------------------------
 
 
 def cast_array(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -366,7 +414,7 @@ class CastOp(GraphOp):
     result = result_def(TensorType)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), IdentityIfSameType())
     assembly_format = "$input attr-dict `:` functional-type(operands, results)"
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -392,24 +440,40 @@ class CastOp(GraphOp):
         return [cast_array(inputs[0], numpy_dtype(tensor_of(self.result).element_type))]
 
 
-ELEMENTWISE_OPS: tuple[type[GraphOp], ...] = (
-    AbsOp,
-    RsqrtOp,
-    ErfOp,
-    SinOp,
-    CosOp,
-    GeluOp,
-    LeakyReluOp,
-    ClipOp,
-    PowOp,
-    MinimumOp,
-    GreaterOp,
-    LessOp,
-    EqualOp,
-    WhereOp,
-    CastOp,
-)
+@irdl_op_definition
+class AddNOp(GraphOp):
+    """Elementwise sum of one or more tensors of one type."""
 
-OPS: tuple[type[GraphOp], ...] = ELEMENTWISE_OPS + REDUCE_OPS
+    name = "graph.add_n"
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
 
-__all__: list[str] = [op.__name__ for op in OPS]
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
+    traits = traits_def(Pure(), Commutative())
+    assembly_format = "$inputs attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, inputs: Sequence[SSAValue]):
+        inputs = list(inputs)
+        super().__init__(operands=[inputs], result_types=[self.infer_type([v.type for v in inputs])])
+
+    @classmethod
+    def infer_type(cls, types: Sequence[Attribute]) -> Attribute:
+        if not types:
+            raise VerifyException("graph.add_n: needs at least one operand")
+        for i, t in enumerate(types):
+            check_static_tensor(cls.name, f"operand #{i}", t)
+        if any(t != types[0] for t in types):
+            raise VerifyException(
+                "graph.add_n: operands must all have one type ("
+                + " vs ".join(type_str(t) for t in types)
+                + ")"
+            )
+        return types[0]
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        total = inputs[0].copy()
+        for x in inputs[1:]:
+            total = total + x
+        return [np.asarray(total, dtype=inputs[0].dtype)]

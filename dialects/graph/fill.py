@@ -1,5 +1,5 @@
 """Graph ops that make values rather than move them: fill, zeros_like,
-ones_like, dropout and copy (re-exported through ``graph_tensor``).
+ones_like, dropout and copy.
 
     %f = graph.fill {shape = array<i64: 2, 3>, value = 1.5 : f64} : tensor<2x3xf32>
     %z = graph.zeros_like %x : tensor<2x3xi32>
@@ -15,54 +15,29 @@ its operand.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from collections.abc import Set as AbstractSet
+from collections.abc import Sequence, Set as AbstractSet
 from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    Float64Type,
-    FloatAttr,
-    IntegerAttr,
-    IntegerType,
-    StringAttr,
-    TensorType,
-    UnitAttr,
-    i64,
+    DenseArrayBase, Float64Type, FloatAttr, IntegerAttr, IntegerType, StringAttr, TensorType,
+    UnitAttr, i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    VarConstraint,
-    base,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
+    ParsePropInAttrDict, VarConstraint, base, irdl_op_definition, operand_def, opt_prop_def,
+    prop_def, result_def, traits_def,
 )
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
-    ALL_TYPES,
-    FLOAT_TYPES,
-    GraphOp,
-    UnaryElementwiseOp,
-    dense_i64_array,
-    element_type_of,
-    f32,
-    numpy_dtype,
-    tensor,
-    tensor_of,
+from graphopt.dialects.graph.base import (
+    ALL_TYPES, FLOAT_TYPES, GraphOp, UnaryElementwiseOp, element_type_of, f32, numpy_dtype,
+    tensor, tensor_of,
 )
-
-# --------------------------------------------------------------------------
-# scalar properties cast to an element type
-# --------------------------------------------------------------------------
+from graphopt.dialects.graph.properties import dense_i64_array, f64_attr, float_value, int_value, int_values
+from graphopt.dialects.traits import IgnoresOperandValues, NeverFolded
 
 
 def check_scalar_value(op_name: str, value: float, element_type: Attribute) -> None:
@@ -91,11 +66,6 @@ def _element_type(dtype: Attribute | np.dtype | type) -> Attribute:
     return dtype if isinstance(dtype, Attribute) else element_type_of(dtype)
 
 
-# --------------------------------------------------------------------------
-# fill, zeros_like, ones_like
-# --------------------------------------------------------------------------
-
-
 @irdl_op_definition
 class FillOp(GraphOp):
     """A tensor of ``shape`` holding ``value`` everywhere (cast to the element type
@@ -119,23 +89,23 @@ class FillOp(GraphOp):
     ):
         super().__init__(
             result_types=[tensor(shape, _element_type(element_type))],
-            properties={"shape": dense_i64_array(shape), "value": FloatAttr(float(value), 64)},
+            properties={"shape": dense_i64_array(shape), "value": f64_attr(value)},
         )
 
     @property
     def shape_values(self) -> tuple[int, ...]:
-        return tuple(self.shape.get_values())  # type: ignore[arg-type]
+        return int_values(self.shape)
 
     @property
     def scalar(self) -> float | int:
-        return scalar_of(self.value.value.data, tensor_of(self.result).element_type)
+        return scalar_of(float_value(self.value), tensor_of(self.result).element_type)
 
     def verify_extra(self) -> None:
         if any(d < 0 for d in self.shape_values):
             raise VerifyException(
                 f"graph.fill: negative dimension in shape {list(self.shape_values)}"
             )
-        check_scalar_value(self.name, self.value.value.data, tensor_of(self.result).element_type)
+        check_scalar_value(self.name, float_value(self.value), tensor_of(self.result).element_type)
 
     def inferred_result_types(self) -> Sequence[Attribute]:
         return [tensor(self.shape_values, tensor_of(self.result).element_type)]
@@ -150,6 +120,7 @@ class ZerosLikeOp(UnaryElementwiseOp):
     """Zeros of the operand's type; the operand's values are never read."""
 
     name = "graph.zeros_like"
+    traits = traits_def(IgnoresOperandValues())
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
     NUMPY_FN = staticmethod(np.zeros_like)
 
@@ -159,13 +130,10 @@ class OnesLikeOp(UnaryElementwiseOp):
     """Ones (``true`` for i1) of the operand's type; the operand is never read."""
 
     name = "graph.ones_like"
+    traits = traits_def(IgnoresOperandValues())
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
     NUMPY_FN = staticmethod(np.ones_like)
 
-
-# --------------------------------------------------------------------------
-# dropout
-# --------------------------------------------------------------------------
 
 _M32 = 0xFFFFFFFF
 HASH_GOLDEN = 0x9E3779B9
@@ -238,13 +206,13 @@ class DropoutOp(GraphOp):
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(RandomEffect())
+    traits = traits_def(RandomEffect(), NeverFolded(when=lambda op: op.is_training))
     assembly_format = "$input attr-dict `:` type($input)"
     irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue, rate: float = 0.5, seed: int = 0, training: bool = False):
         props: dict[str, Attribute] = {
-            "rate": FloatAttr(float(rate), 64),
+            "rate": f64_attr(rate),
             "seed": IntegerAttr(seed, i64),
         }
         if training:
@@ -253,11 +221,11 @@ class DropoutOp(GraphOp):
 
     @property
     def rate_value(self) -> float:
-        return self.rate.value.data
+        return float_value(self.rate)
 
     @property
     def seed_value(self) -> int:
-        return self.seed.value.data
+        return int_value(self.seed)
 
     @property
     def is_training(self) -> bool:
@@ -267,8 +235,9 @@ class DropoutOp(GraphOp):
         if not 0.0 <= self.rate_value < 1.0:
             raise VerifyException(f"graph.dropout: rate {self.rate_value} is not in [0, 1)")
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
 
     @property
     def scale(self) -> float:
@@ -281,11 +250,6 @@ class DropoutOp(GraphOp):
         keep = dropout_keep_mask(self.seed_value, self.rate_value, x.shape)
         scaled = x * np.asarray(self.scale, dtype=x.dtype)
         return [np.where(keep, scaled, np.zeros((), x.dtype)).astype(x.dtype, copy=False)]
-
-
-# --------------------------------------------------------------------------
-# copy
-# --------------------------------------------------------------------------
 
 
 @irdl_op_definition
@@ -303,7 +267,7 @@ class CopyOp(GraphOp):
     device = prop_def(StringAttr)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-    traits = traits_def(Pure())
+    traits = traits_def(Pure(), NeverFolded())
     assembly_format = "$input attr-dict `:` type($input)"
     irdl_options = (ParsePropInAttrDict(),)
 
@@ -316,19 +280,9 @@ class CopyOp(GraphOp):
         if not self.device.data:
             raise VerifyException("graph.copy: device must not be empty")
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].copy()]
-
-
-OPS: tuple[type[GraphOp], ...] = (FillOp, ZerosLikeOp, OnesLikeOp, DropoutOp, CopyOp)
-
-__all__ = [op.__name__ for op in OPS] + [
-    "check_scalar_value",
-    "scalar_of",
-    "dropout_hash",
-    "dropout_keep_mask",
-    "dropout_threshold",
-]

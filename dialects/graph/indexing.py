@@ -1,8 +1,6 @@
 """Graph ops that select and move elements: concat, split, slice, pad and
-gather.  This module is the op set's tensor part: it re-exports the pure
-re-indexing ops of ``graph_shape`` (broadcast_to, expand_dims, squeeze,
-flatten) and the value-making ops of ``graph_fill`` (fill, zeros_like,
-ones_like, dropout, copy) through ``OPS``.
+gather, and the backward ops ``slice_grad`` and ``gather_grad`` that scatter a
+gradient back into the shape of the sliced or gathered tensor.
 
     %c = graph.concat %a, %b {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
     %p:2 = graph.split %x {axis = 1 : i64, sizes = array<i64: 2, 6>} : (tensor<4x8xf32>) -> (tensor<4x2xf32>, tensor<4x6xf32>)
@@ -15,63 +13,29 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from math import prod
+from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    Float64Type,
-    FloatAttr,
-    IntegerAttr,
-    TensorType,
-    i64,
+    DenseArrayBase, Float64Type, FloatAttr, IntegerAttr, TensorType, i64,
 )
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    var_operand_def,
-    var_result_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
+    traits_def, var_operand_def, var_result_def,
 )
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from graphopt.dialects import graph_fill, graph_shape
-from graphopt.dialects.graph_base import (
-    GraphOp,
-    dense_i64_array,
-    normalize_axes,
-    normalize_axis,
-    numpy_dtype,
-    shape_str,
-    tensor,
-    tensor_of,
-    type_str,
+from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph.base import (
+    GraphOp, normalize_axes, normalize_axis, numpy_dtype, shape_str, tensor, tensor_of,
+    tensor_of_type, type_str,
 )
-from graphopt.dialects.graph_fill import (  # noqa: F401 (re-exported)
-    CopyOp,
-    DropoutOp,
-    FillOp,
-    OnesLikeOp,
-    ZerosLikeOp,
-    check_scalar_value,
-    scalar_of,
-)
-from graphopt.dialects.graph_shape import (  # noqa: F401 (re-exported)
-    BroadcastToOp,
-    ExpandDimsOp,
-    FlattenOp,
-    LayoutOp,
-    SqueezeOp,
-    int_values,
-    shape_of,
-)
-
-
-# --------------------------------------------------------------------------
-# concat and split
-# --------------------------------------------------------------------------
+from graphopt.dialects.graph.fill import check_scalar_value, scalar_of
+from graphopt.dialects.graph.layout import LayoutOp, shape_of
+from graphopt.dialects.graph.properties import dense_i64_array, f64_attr, float_value, int_value, int_values
+from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
 @irdl_op_definition
@@ -79,6 +43,7 @@ class ConcatOp(LayoutOp):
     """Join one or more tensors along ``axis`` (may be negative)."""
 
     name = "graph.concat"
+    traits = traits_def(IdentityIfSameType())
     inputs = var_operand_def(TensorType)
     result = result_def(TensorType)
     axis = prop_def(IntegerAttr)
@@ -125,10 +90,7 @@ class ConcatOp(LayoutOp):
 
     @property
     def normalized_axis(self) -> int:
-        return normalize_axis(self.name, self.axis.value.data, len(shape_of(self.result.type)))
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type([v.type for v in self.inputs], self.axis.value.data)]
+        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.result.type)))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [np.concatenate(inputs, axis=self.normalized_axis)]
@@ -158,12 +120,12 @@ class SplitOp(LayoutOp):
             sizes = [dim // sizes] * sizes
         super().__init__(
             operands=[input],
-            result_types=[self.infer_types(input.type, axis, sizes)],
+            result_types=[self.infer_type(input.type, axis, sizes)],
             properties={"axis": IntegerAttr(axis, i64), "sizes": dense_i64_array(sizes)},
         )
 
     @classmethod
-    def infer_types(cls, input: Attribute, axis: int, sizes: Sequence[int]) -> list[TensorType]:
+    def infer_type(cls, input: Attribute, axis: int, sizes: Sequence[int]) -> list[TensorType]:
         assert isinstance(input, TensorType)
         shape = shape_of(input)
         ax = normalize_axis(cls.name, axis, len(shape))
@@ -184,7 +146,7 @@ class SplitOp(LayoutOp):
 
     @property
     def normalized_axis(self) -> int:
-        return normalize_axis(self.name, self.axis.value.data, len(shape_of(self.input.type)))
+        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.input.type)))
 
     def offsets(self) -> list[int]:
         """Start of each piece along the axis."""
@@ -195,15 +157,12 @@ class SplitOp(LayoutOp):
         return out
 
     def verify_extra(self) -> None:
-        self.infer_types(self.input.type, self.axis.value.data, self.size_values)
+        self.infer_type(self.input.type, int_value(self.axis), self.size_values)
         if len(self.outputs) != len(self.size_values):
             raise VerifyException(
                 f"graph.split: {len(self.size_values)} sizes need {len(self.size_values)} "
                 f"results, got {len(self.outputs)}"
             )
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return self.infer_types(self.input.type, self.axis.value.data, self.size_values)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -212,11 +171,6 @@ class SplitOp(LayoutOp):
             np.take(x, np.arange(o, o + s), axis=ax)
             for o, s in zip(self.offsets(), self.size_values)
         ]
-
-
-# --------------------------------------------------------------------------
-# slice and pad
-# --------------------------------------------------------------------------
 
 
 def onnx_slice_range(start: int, end: int, step: int, dim: int) -> tuple[int, int]:
@@ -243,6 +197,7 @@ class SliceOp(LayoutOp):
     :func:`onnx_slice_range` for negative values and clamping."""
 
     name = "graph.slice"
+    traits = traits_def(PreservesSplat())
     input = operand_def(TensorType)
     result = result_def(TensorType)
     starts = prop_def(DenseArrayBase)
@@ -321,9 +276,6 @@ class SliceOp(LayoutOp):
     def axis_ranges(self) -> list[tuple[int, int, int]]:
         return self.ranges(self.input.type, *self._props())
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, *self._props())]
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         out = inputs[0]
         for ax, (first, step, count) in enumerate(self.axis_ranges()):
@@ -347,7 +299,7 @@ class PadOp(LayoutOp):
         super().__init__(
             operands=[input],
             result_types=[self.infer_type(input.type, pads)],
-            properties={"pads": dense_i64_array(pads), "value": FloatAttr(float(value), 64)},
+            properties={"pads": dense_i64_array(pads), "value": f64_attr(value)},
         )
 
     @classmethod
@@ -369,13 +321,10 @@ class PadOp(LayoutOp):
 
     @property
     def scalar(self) -> float | int:
-        return scalar_of(self.value.value.data, tensor_of(self.input).element_type)
+        return scalar_of(float_value(self.value), tensor_of(self.input).element_type)
 
     def verify_extra(self) -> None:
-        check_scalar_value(self.name, self.value.value.data, tensor_of(self.input).element_type)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.pad_values)]
+        check_scalar_value(self.name, float_value(self.value), tensor_of(self.input).element_type)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -385,11 +334,6 @@ class PadOp(LayoutOp):
         if not width:  # np.pad rejects an empty pad list; a 0-d pad is the identity
             return [np.array(x)]
         return [np.pad(x, width, mode="constant", constant_values=fill)]
-
-
-# --------------------------------------------------------------------------
-# gather
-# --------------------------------------------------------------------------
 
 
 @irdl_op_definition
@@ -432,10 +376,7 @@ class GatherOp(LayoutOp):
 
     @property
     def normalized_axis(self) -> int:
-        return normalize_axis(self.name, self.axis.value.data, len(shape_of(self.data.type)))
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.data.type, self.indices.type, self.axis.value.data)]
+        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.data.type)))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         data, idx = inputs
@@ -446,8 +387,110 @@ class GatherOp(LayoutOp):
         return [np.asarray(out, dtype=numpy_dtype(tensor_of(self.result).element_type), order="C")]
 
 
-INDEXING_OPS: tuple[type[GraphOp], ...] = (ConcatOp, SplitOp, SliceOp, PadOp, GatherOp)
+@irdl_op_definition
+class SliceGradOp(GraphOp):
+    """The gradient of a strided slice: ``g`` written into zeros of ``shape`` at
+    ``firsts[a] + steps[a] * i`` along every axis (steps may be negative)."""
 
-OPS: tuple[type[GraphOp], ...] = INDEXING_OPS + graph_shape.OPS + graph_fill.OPS
+    name = "graph.slice_grad"
+    grad = operand_def(TensorType)
+    result = result_def(TensorType)
+    shape = prop_def(DenseArrayBase)
+    firsts = prop_def(DenseArrayBase)
+    steps = prop_def(DenseArrayBase)
 
-__all__: list[str] = [op.__name__ for op in OPS]
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
+    traits = traits_def(Pure())
+    assembly_format = "$grad attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, grad: SSAValue, shape: Sequence[int], firsts: Sequence[int], steps: Sequence[int]):
+        super().__init__(
+            operands=[grad],
+            result_types=[self.infer_type(grad.type, shape, firsts, steps)],
+            properties={"shape": dense_i64_array(shape), "firsts": dense_i64_array(firsts),
+                        "steps": dense_i64_array(steps)},
+        )
+
+    @classmethod
+    def infer_type(
+        cls, grad: Attribute, shape: Sequence[int], firsts: Sequence[int], steps: Sequence[int]
+    ) -> Attribute:
+        gs = shape_of(grad)
+        if not len(shape) == len(firsts) == len(steps) == len(gs):
+            raise VerifyException(
+                f"graph.slice_grad: shape, firsts, steps and the grad {shape_str(gs)} need one entry per axis"
+            )
+        for d, f, st, c in zip(shape, firsts, steps, gs):
+            last = f + st * (c - 1)
+            if st == 0 or (c > 0 and not (0 <= f < d and 0 <= last < d)):
+                raise VerifyException(
+                    f"graph.slice_grad: {c} elements from {f} by {st} do not fit in {shape_str(shape)}"
+                )
+        return tensor(shape, tensor_of_type(grad).element_type)
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (g,) = inputs
+        out = np.zeros(int_values(self.shape), g.dtype)
+        index = np.ix_(*[f + st * np.arange(c) for f, st, c in zip(int_values(self.firsts), int_values(self.steps), g.shape)])
+        out[index] = g
+        return [out]
+
+
+@irdl_op_definition
+class GatherGradOp(GraphOp):
+    """The gradient of ``graph.gather``: ``g`` scatter-added into zeros of
+    ``shape`` along ``axis`` at ``indices`` (normalised as gather does: a
+    negative index wraps once, then clamps); repeated indices accumulate."""
+
+    name = "graph.gather_grad"
+    indices = operand_def(TensorType)
+    grad = operand_def(TensorType)
+    result = result_def(TensorType)
+    shape = prop_def(DenseArrayBase)
+    axis = prop_def(IntegerAttr)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
+    traits = traits_def(Pure())
+    assembly_format = "$indices `,` $grad attr-dict `:` functional-type(operands, results)"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(self, indices: SSAValue, grad: SSAValue, shape: Sequence[int], axis: int):
+        super().__init__(
+            operands=[indices, grad],
+            result_types=[self.infer_type(indices.type, grad.type, shape, axis)],
+            properties={"shape": dense_i64_array(shape), "axis": IntegerAttr(axis, i64)},
+        )
+
+    @property
+    def axis_value(self) -> int:
+        return int_value(self.axis)
+
+    @classmethod
+    def infer_type(cls, indices: Attribute, grad: Attribute, shape: Sequence[int], axis: int) -> Attribute:
+        a = axis
+        ishape, gs = shape_of(indices), shape_of(grad)
+        if tensor_of_type(indices).element_type != i64:
+            raise VerifyException("graph.gather_grad: indices must have element type i64")
+        if not 0 <= a < len(shape) or tuple(gs) != (*shape[:a], *ishape, *shape[a + 1:]):
+            raise VerifyException(
+                f"graph.gather_grad: grad {shape_str(gs)} does not match a gather of "
+                f"{shape_str(ishape)} indices along axis {a} of {shape_str(shape)}"
+            )
+        if shape[a] == 0 and prod(ishape) > 0:
+            raise VerifyException(
+                f"graph.gather_grad: axis {a} of {shape_str(shape)} is empty, "
+                f"nothing to scatter {shape_str(ishape)} indices into"
+            )
+        return tensor(shape, tensor_of_type(grad).element_type)
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        idx, g = inputs
+        shape, a = int_values(self.shape), self.axis_value
+        dim = shape[a]
+        norm = np.clip(np.where(idx < 0, idx + dim, idx), 0, dim - 1)
+        out = np.zeros(shape, g.dtype)
+        moved = np.moveaxis(out, a, 0)  # a view: the scatter writes into out
+        gm = g.reshape(*shape[:a], idx.size, *shape[a + 1:])
+        np.add.at(moved, norm.reshape(-1), np.moveaxis(gm, a, 0))
+        return [out]

@@ -1,10 +1,13 @@
 """The op interface every ``graph`` op implements, and the families that share it.
 
-An op of the graph dialect knows three things about itself, on its class:
+An op of the graph dialect knows these things about itself, on its class:
 
-* how its result types follow from its operand types and properties
-  (``inferred_result_types``; builders call the family's ``infer_type`` and the
-  verifier checks the two agree);
+* how its result types follow from its operand types and properties: ONE
+  classmethod, ``infer_type`` (MLIR's ``InferTypeOpInterface`` shape), which
+  builders call with their arguments and the verifier
+  (``inferred_result_types``) with the op's own operand types and property
+  values;
+* its algebraic and folding facts, as traits (``graphopt.dialects.traits``);
 * its fuse pattern (``FUSE_PATTERN``);
 * its numpy reference semantics (``reference``), which constant folding, the
   reference interpreter and the tests share.
@@ -15,31 +18,21 @@ interface once; a concrete op only names itself and its numpy function.
 
 from __future__ import annotations
 
+import inspect
+from functools import cache
+
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
-    DenseArrayBase,
-    IntegerAttr,
-    Float32Type,
-    Float64Type,
-    IntegerType,
-    TensorType,
-    UnitAttr,
+    DenseArrayBase, Float32Type, Float64Type, IntegerAttr, IntegerType, TensorType, UnitAttr,
     i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
-    IRDLOperation,
-    ParsePropInAttrDict,
-    VarConstraint,
-    base,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
+    IRDLOperation, ParsePropInAttrDict, VarConstraint, base, operand_def, opt_prop_def,
+    prop_def, result_def, traits_def,
 )
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
@@ -47,10 +40,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from graphopt import rules
 from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph.properties import property_value, dense_i64_array, int_value, int_values
 
-# --------------------------------------------------------------------------
-# Element types
-# --------------------------------------------------------------------------
 
 f32 = Float32Type()
 f64 = Float64Type()
@@ -143,18 +134,11 @@ def broadcast_shapes(op_name: str, *shapes: Sequence[int]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def dense_i64_array(values: Sequence[int]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, list(values))
-
-
-# --------------------------------------------------------------------------
-# The op interface
-# --------------------------------------------------------------------------
-
-
 class GraphCanonicalization(HasCanonicalizationPatternsTrait):
     """Lets xDSL's ``canonicalize`` run the patterns registered for an op class
-    and its base classes in :data:`graphopt.rules.CANONICALIZATION`."""
+    and its base classes in :data:`graphopt.rules.CANONICALIZATION`: the
+    generic ones its traits call for (registered on ``Operation``, see
+    ``graphopt.transforms.canonicalize_patterns``) and the per-op ones."""
 
     def get_patterns(self, op: type[Operation]) -> tuple[RewritePattern, ...]:
         return rules.CANONICALIZATION.lookup_all(op)
@@ -162,6 +146,17 @@ class GraphCanonicalization(HasCanonicalizationPatternsTrait):
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
         return ()
+
+
+@cache
+def _property_parameters(cls: type[GraphOp], n_operands: int) -> tuple[tuple[str, bool], ...]:
+    """``(name, has a default)`` of each property parameter of ``cls.infer_type``."""
+    params = list(inspect.signature(cls.infer_type).parameters.values())[n_operands:]
+    names = cls.get_irdl_definition().properties
+    for p in params:
+        if p.name not in names:
+            raise TypeError(f"{cls.name}.infer_type: parameter '{p.name}' is not a property")
+    return tuple((p.name, p.default is not p.empty) for p in params)
 
 
 class GraphOp(IRDLOperation):
@@ -172,9 +167,38 @@ class GraphOp(IRDLOperation):
 
     traits = traits_def(GraphCanonicalization())
 
+    @classmethod
+    def infer_type(cls, *operand_types: Attribute | Sequence[Attribute], **properties: object) -> Attribute | Sequence[Attribute]:
+        """The op's one type inference (MLIR's ``InferTypeOpInterface``): its
+        result type (or types) from its operand types, one per operand
+        definition in order (a list for a variadic one), and its property
+        values as Python values (``properties.property_value``), each passed
+        as the parameter of the property's name.  A property that is absent
+        takes the parameter's default, or ``None``.  Builders call it with
+        their arguments; the verifier calls it on the op
+        (:meth:`inferred_result_types`)."""
+        raise NotImplementedError(f"{cls.name} does not infer its result types")
+
     def inferred_result_types(self) -> Sequence[Attribute]:
-        """The result types this op's operands and properties imply."""
-        raise NotImplementedError(f"{self.name} does not infer its result types")
+        """The result types this op's operands and properties imply.
+
+        Ops whose result type itself carries information (the target shape of
+        a reshape, the element type of a cast) override this."""
+        cls = type(self)
+        op_def = cls.get_irdl_definition()
+        operand_types: list[Attribute | list[Attribute]] = []
+        for field, _ in op_def.operands:
+            value = getattr(self, field)
+            operand_types.append(value.type if isinstance(value, SSAValue) else [v.type for v in value])
+        properties: dict[str, object] = {}
+        for name, has_default in _property_parameters(cls, len(operand_types)):
+            attr = self.properties.get(name)
+            if attr is not None:
+                properties[name] = property_value(attr)
+            elif not has_default:
+                properties[name] = None
+        out = cls.infer_type(*operand_types, **properties)
+        return list(out) if isinstance(out, (list, tuple)) else [out]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         """Evaluate the op on numpy arrays (one array per result)."""
@@ -257,11 +281,6 @@ def tensor_of(value: SSAValue) -> TensorType:
     return t
 
 
-# --------------------------------------------------------------------------
-# Families
-# --------------------------------------------------------------------------
-
-
 class UnaryElementwiseOp(GraphOp):
     """``%y = graph.exp %x : tensor<8x16xf32>``: same shape and type in and out."""
 
@@ -280,8 +299,9 @@ class UnaryElementwiseOp(GraphOp):
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input], result_types=[input.type])
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -330,9 +350,6 @@ class BinaryBroadcastOp(GraphOp):
     @classmethod
     def result_element_type(cls, operand_element_type: Attribute) -> Attribute:
         return operand_element_type
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.lhs.type, self.rhs.type)]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         a, b = inputs
@@ -391,7 +408,7 @@ class ReduceOp(GraphOp):
 
     @property
     def axis_values(self) -> tuple[int, ...]:
-        return tuple(self.axes.get_values())  # type: ignore[arg-type]
+        return int_values(self.axes)
 
     @property
     def normalized_axes(self) -> tuple[int, ...]:
@@ -401,9 +418,6 @@ class ReduceOp(GraphOp):
     @property
     def keeps_dims(self) -> bool:
         return self.keepdims is not None
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.axis_values, self.keeps_dims)]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -435,15 +449,21 @@ class AxisNormalizationOp(GraphOp):
     @property
     def normalized_axis(self) -> int:
         rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, self.axis.value.data, rank)
+        return normalize_axis(self.name, int_value(self.axis), rank)
 
     def verify_extra(self) -> None:
         shape = tensor_of(self.input).get_shape()
         if shape[self.normalized_axis] == 0:
             raise VerifyException(
                 f"{self.name}: cannot normalize over an empty axis "
-                f"(axis {self.axis.value.data} of {shape_str(shape)})"
+                f"(axis {int_value(self.axis)} of {shape_str(shape)})"
             )
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
+    @classmethod
+    def infer_type(cls, input: Attribute) -> Attribute:
+        return input
+
+
+def tensor_of_type(t: Attribute) -> TensorType:
+    assert isinstance(t, TensorType)
+    return t

@@ -2,7 +2,7 @@
 ``graph-opt`` and ``graphopt.compile`` after the ops verify
 (``graphopt.diagnostics.verify_located``):
 
-* SSA dominance in every region (``graph_dominance``);
+* SSA dominance in every region (``dominance``);
 * a ``func.func`` without a body is a declaration, which must be private
   (as MLIR requires): a public one would be an entry point with no code;
 * every dimension of a function signature fits in int64, as the per-op
@@ -16,8 +16,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
-from graphopt.dialects.graph_base import check_dims_fit_i64
-from graphopt.dialects.graph_dominance import ModuleVerifyError, verify_dominance
+from graphopt.dialects.graph.base import check_dims_fit_i64
+from graphopt.dialects.graph.dominance import ModuleVerifyError, verify_dominance
 
 
 def _check_function(fn: func.FuncOp) -> None:

@@ -12,43 +12,15 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, Float64Type, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
-    traits_def,
-)
-from xdsl.traits import Pure
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
-    FLOAT_TYPES,
-    GraphOp,
-    dense_i64_array,
-    shape_str,
-    tensor,
-    tensor_of,
-    type_str,
-)
-
-
-# --------------------------------------------------------------------------
-# convolution and pooling backward ops (NCHW, OIHW)
-# --------------------------------------------------------------------------
-#
-# Shared index map of a 2-D window op: output (oh, ow) reads input
-# (oh*sh + kh*dh - pad_top, ow*sw + kw*dw - pad_left); reads outside the
-# input are zero (conv), -inf (max pool) or skipped (avg pool).
-
-
-def int_values(attr: DenseArrayBase) -> tuple[int, ...]:
-    return tuple(attr.get_values())  # type: ignore[arg-type]
+from graphopt.dialects.graph.base import shape_str, tensor, tensor_of_type, type_str
+from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
+from graphopt.dialects.graph.window import WindowOp
 
 
 def window_props(
@@ -61,39 +33,36 @@ def window_props(
     }
 
 
-class WindowGradOp(GraphOp):
-    """Common properties and checks of the 2-D window backward ops."""
+class WindowGradOp(WindowOp):
+    """A 2-D window backward op: the forward op's window, with the dilations
+    always given; ``check_window`` is the part of type inference they share."""
 
-    strides = prop_def(DenseArrayBase)
-    padding = prop_def(DenseArrayBase)  # top, left, bottom, right
     dilations = prop_def(DenseArrayBase)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-
-    @property
-    def stride_values(self) -> tuple[int, int]:
-        return int_values(self.strides)  # type: ignore[return-value]
-
-    @property
-    def pad_values(self) -> tuple[int, int, int, int]:
-        return int_values(self.padding)  # type: ignore[return-value]
 
     @property
     def dilation_values(self) -> tuple[int, int]:
         return int_values(self.dilations)  # type: ignore[return-value]
 
-    def check_window(self) -> None:
-        if len(self.stride_values) != 2 or min(self.stride_values) < 1:
-            raise VerifyException(f"{self.name}: strides must be 2 positive ints")
-        if len(self.dilation_values) != 2 or min(self.dilation_values) < 1:
-            raise VerifyException(f"{self.name}: dilations must be 2 positive ints")
-        if len(self.pad_values) != 4 or min(self.pad_values) < 0:
-            raise VerifyException(f"{self.name}: padding must be 4 non-negative ints")
-        for i, v in enumerate(self.operands):
-            if len(tensor_of(v).get_shape()) != 4:
+    @classmethod
+    def check_window(
+        cls,
+        operand_types: Sequence[Attribute],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+    ) -> None:
+        if len(strides) != 2 or min(strides) < 1:
+            raise VerifyException(f"{cls.name}: strides must be 2 positive ints")
+        if len(dilations) != 2 or min(dilations) < 1:
+            raise VerifyException(f"{cls.name}: dilations must be 2 positive ints")
+        if len(padding) != 4 or min(padding) < 0:
+            raise VerifyException(f"{cls.name}: padding must be 4 non-negative ints")
+        for i, t in enumerate(operand_types):
+            if len(tensor_of_type(t).get_shape()) != 4:
                 raise VerifyException(
-                    f"{self.name}: operand #{i} must have rank 4, got {type_str(v.type)}"
+                    f"{cls.name}: operand #{i} must have rank 4, got {type_str(t)}"
                 )
 
     def padded_input_extent(self, h: int, w: int, oh: int, ow: int, kh: int, kw: int) -> tuple[int, int]:
@@ -104,17 +73,6 @@ class WindowGradOp(GraphOp):
             max(h + pt + pb, (kh - 1) * dh + sh * (oh - 1) + 1, pt + h),
             max(w + pl + pr, (kw - 1) * dw + sw * (ow - 1) + 1, pl + w),
         )
-
-    def window_slices(self, kh: int, kw: int, oh: int, ow: int) -> tuple[slice, slice]:
-        (sh, sw), (dh, dw) = self.stride_values, self.dilation_values
-        return (
-            slice(kh * dh, kh * dh + sh * (oh - 1) + 1, sh),
-            slice(kw * dw, kw * dw + sw * (ow - 1) + 1, sw),
-        )
-
-
-def shape_prop(values: Sequence[int]) -> DenseArrayBase:
-    return dense_i64_array(values)
 
 
 @irdl_op_definition
@@ -132,35 +90,43 @@ class Conv2dGradInputOp(WindowGradOp):
     result = result_def(TensorType)
     shape = prop_def(DenseArrayBase)
     groups = prop_def(IntegerAttr)
-    traits = traits_def(Pure())
     assembly_format = "$grad `,` $weight attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, grad: SSAValue, weight: SSAValue, shape: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1), groups: int = 1):
         super().__init__(
             operands=[grad, weight],
-            result_types=[tensor(shape, tensor_of(grad).element_type)],
-            properties={**window_props(strides, padding, dilations), "shape": shape_prop(shape),
+            result_types=[self.infer_type(grad.type, weight.type, shape, strides, padding, dilations, groups)],
+            properties={**window_props(strides, padding, dilations), "shape": dense_i64_array(shape),
                         "groups": IntegerAttr(groups, i64)},
         )
 
     @property
     def group_count(self) -> int:
-        return self.groups.value.data
+        return int_value(self.groups)
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        self.check_window()
-        n, c, _, _ = int_values(self.shape)
-        gs, ws = tensor_of(self.grad).get_shape(), tensor_of(self.weight).get_shape()
-        if gs[0] != n or gs[1] != ws[0] or ws[1] * self.group_count != c:
+    @classmethod
+    def infer_type(
+        cls,
+        grad: Attribute,
+        weight: Attribute,
+        shape: Sequence[int],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+    ) -> Attribute:
+        cls.check_window((grad, weight), strides, padding, dilations)
+        n, c, _, _ = shape
+        gs, ws = tensor_of_type(grad).get_shape(), tensor_of_type(weight).get_shape()
+        if gs[0] != n or gs[1] != ws[0] or ws[1] * groups != c:
             raise VerifyException(
                 f"graph.conv2d_grad_input: shapes do not match (grad {shape_str(gs)}, "
-                f"weight {shape_str(ws)}, input {shape_str(int_values(self.shape))}, "
-                f"groups {self.group_count})"
+                f"weight {shape_str(ws)}, input {shape_str(shape)}, "
+                f"groups {groups})"
             )
-        return [tensor(int_values(self.shape), tensor_of(self.grad).element_type)]
+        return tensor(shape, tensor_of_type(grad).element_type)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         g, w = inputs
@@ -193,37 +159,42 @@ class Conv2dGradFilterOp(WindowGradOp):
     result = result_def(TensorType)
     kernel = prop_def(DenseArrayBase)
     groups = prop_def(IntegerAttr)
-    traits = traits_def(Pure())
     assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue, grad: SSAValue, kernel: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1), groups: int = 1):
-        xs, gs = tensor_of(input).get_shape(), tensor_of(grad).get_shape()
-        shape = (gs[1], xs[1] // groups, *kernel)
         super().__init__(
             operands=[input, grad],
-            result_types=[tensor(shape, tensor_of(grad).element_type)],
-            properties={**window_props(strides, padding, dilations), "kernel": shape_prop(kernel),
+            result_types=[self.infer_type(input.type, grad.type, kernel, strides, padding, dilations, groups)],
+            properties={**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel),
                         "groups": IntegerAttr(groups, i64)},
         )
 
     @property
     def group_count(self) -> int:
-        return self.groups.value.data
+        return int_value(self.groups)
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        self.check_window()
-        xs, gs = tensor_of(self.input).get_shape(), tensor_of(self.grad).get_shape()
-        groups = self.group_count
+    @classmethod
+    def infer_type(
+        cls,
+        input: Attribute,
+        grad: Attribute,
+        kernel: Sequence[int],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+        groups: int,
+    ) -> Attribute:
+        cls.check_window((input, grad), strides, padding, dilations)
+        xs, gs = tensor_of_type(input).get_shape(), tensor_of_type(grad).get_shape()
         if xs[0] != gs[0] or xs[1] % groups or gs[1] % groups:
             raise VerifyException(
                 f"graph.conv2d_grad_filter: shapes do not match (input {shape_str(xs)}, "
                 f"grad {shape_str(gs)}, groups {groups})"
             )
-        shape = (gs[1], xs[1] // groups, *int_values(self.kernel))
-        return [tensor(shape, tensor_of(self.grad).element_type)]
+        shape = (gs[1], xs[1] // groups, *kernel)
+        return tensor(shape, tensor_of_type(grad).element_type)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, g = inputs
@@ -259,27 +230,33 @@ class MaxPool2dGradOp(WindowGradOp):
     grad = operand_def(TensorType)
     result = result_def(TensorType)
     kernel = prop_def(DenseArrayBase)
-    traits = traits_def(Pure())
     assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue, grad: SSAValue, kernel: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1)):
         super().__init__(
             operands=[input, grad],
-            result_types=[input.type],
-            properties={**window_props(strides, padding, dilations), "kernel": shape_prop(kernel)},
+            result_types=[self.infer_type(input.type, grad.type, strides, padding, dilations)],
+            properties={**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel)},
         )
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        self.check_window()
-        xs, gs = tensor_of(self.input).get_shape(), tensor_of(self.grad).get_shape()
+    @classmethod
+    def infer_type(
+        cls,
+        input: Attribute,
+        grad: Attribute,
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+    ) -> Attribute:
+        cls.check_window((input, grad), strides, padding, dilations)
+        xs, gs = tensor_of_type(input).get_shape(), tensor_of_type(grad).get_shape()
         if xs[:2] != gs[:2]:
             raise VerifyException(
                 f"graph.max_pool2d_grad: batch and channels differ ({shape_str(xs)} vs {shape_str(gs)})"
             )
-        return [self.input.type]
+        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, g = inputs
@@ -313,30 +290,37 @@ class AvgPool2dGradOp(WindowGradOp):
     shape = prop_def(DenseArrayBase)
     kernel = prop_def(DenseArrayBase)
     count_include_pad = opt_prop_def(UnitAttr)
-    traits = traits_def(Pure())
     assembly_format = "$grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, grad: SSAValue, shape: Sequence[int], kernel: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1), count_include_pad: bool = False):
-        props = {**window_props(strides, padding, dilations), "kernel": shape_prop(kernel),
-                 "shape": shape_prop(shape)}
+        props = {**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel),
+                 "shape": dense_i64_array(shape)}
         if count_include_pad:
             props["count_include_pad"] = UnitAttr()
         super().__init__(
-            operands=[grad], result_types=[tensor(shape, tensor_of(grad).element_type)],
+            operands=[grad],
+            result_types=[self.infer_type(grad.type, shape, strides, padding, dilations)],
             properties=props,
         )
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        self.check_window()
-        gs, xs = tensor_of(self.grad).get_shape(), int_values(self.shape)
+    @classmethod
+    def infer_type(
+        cls,
+        grad: Attribute,
+        shape: Sequence[int],
+        strides: Sequence[int],
+        padding: Sequence[int],
+        dilations: Sequence[int],
+    ) -> Attribute:
+        cls.check_window((grad,), strides, padding, dilations)
+        gs, xs = tensor_of_type(grad).get_shape(), tuple(shape)
         if len(xs) != 4 or tuple(gs[:2]) != xs[:2]:
             raise VerifyException(
                 f"graph.avg_pool2d_grad: batch and channels differ ({shape_str(xs)} vs {shape_str(gs)})"
             )
-        return [tensor(xs, tensor_of(self.grad).element_type)]
+        return tensor(xs, tensor_of_type(grad).element_type)
 
     def divisors(self, h: int, w: int, oh: int, ow: int) -> np.ndarray:
         """The divisor of every window, (oh, ow)."""
@@ -365,78 +349,3 @@ class AvgPool2dGradOp(WindowGradOp):
                 dx[:, :, rs, cs] += share
         pt, pl, _, _ = self.pad_values
         return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
-
-
-@irdl_op_definition
-class LrnGradOp(GraphOp):
-    """The input gradient of ``graph.lrn`` (same size, alpha, beta, bias):
-    with ``s[c] = bias + alpha/size * sum_{window(c)} x^2``,
-    ``dx[k] = g[k] s[k]^-beta - 2 alpha beta / size * x[k] *
-    sum_{c : k in window(c)} g[c] x[c] s[c]^(-beta-1)``."""
-
-    name = "graph.lrn_grad"
-    input = operand_def(TensorType)
-    grad = operand_def(TensorType)
-    result = result_def(TensorType)
-    size = prop_def(IntegerAttr)
-    alpha = prop_def(FloatAttr[Float64Type])
-    beta = prop_def(FloatAttr[Float64Type])
-    bias = prop_def(FloatAttr[Float64Type])
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, input: SSAValue, grad: SSAValue, size: int, alpha: float, beta: float, bias: float):
-        super().__init__(
-            operands=[input, grad],
-            result_types=[input.type],
-            properties={
-                "size": IntegerAttr(size, i64),
-                "alpha": FloatAttr(float(alpha), 64),
-                "beta": FloatAttr(float(beta), 64),
-                "bias": FloatAttr(float(bias), 64),
-            },
-        )
-
-    @property
-    def window_size(self) -> int:
-        return self.size.value.data
-
-    @property
-    def params(self) -> tuple[float, float, float]:
-        return float(self.alpha.value.data), float(self.beta.value.data), float(self.bias.value.data)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        if self.input.type != self.grad.type:
-            raise VerifyException(
-                f"graph.lrn_grad: input and gradient types differ ({type_str(self.input.type)} vs "
-                f"{type_str(self.grad.type)})"
-            )
-        if len(tensor_of(self.input).get_shape()) < 2 or self.window_size < 1:
-            raise VerifyException("graph.lrn_grad: input must have rank >= 2 and size must be positive")
-        return [self.input.type]
-
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        x, g = (a.astype(np.float64) for a in inputs)
-        size = self.window_size
-        alpha, beta, bias = self.params
-        before, after = (size - 1) // 2, size // 2
-        c = x.shape[1]
-        rest = [(0, 0)] * (x.ndim - 2)
-        sq = np.pad(x * x, [(0, 0), (before, after), *rest])
-        s = bias + alpha / size * sum(sq[:, j:j + c] for j in range(size))
-        t = np.pad(g * x * s ** (-beta - 1.0), [(0, 0), (after, before), *rest])
-        back = sum(t[:, j:j + c] for j in range(size))
-        dx = g * s**-beta - 2.0 * alpha * beta / size * x * back
-        return [dx.astype(inputs[0].dtype)]
-
-
-WINDOW_GRAD_OPS: tuple[type[GraphOp], ...] = (
-    Conv2dGradInputOp,
-    Conv2dGradFilterOp,
-    MaxPool2dGradOp,
-    AvgPool2dGradOp,
-    LrnGradOp,
-)

@@ -1,5 +1,6 @@
-"""Graph ops of convolutional networks: conv2d, pooling and (re-exported from
-``graph_norm``) the normalization ops.  Layout is NCHW, weights OIHW.
+"""Sliding-window ops of convolutional networks: conv2d and pooling, and the
+window geometry their backward ops (``window_grad``) share.  Layout is NCHW,
+weights OIHW.
 
     %y = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x4x4xf32>
     %m = graph.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
@@ -11,8 +12,7 @@ Reads outside the input are zero for conv2d, -inf for max_pool2d and are
 left out of (or, with ``count_include_pad``, counted as zeros in) the average
 of avg_pool2d.  Output sizes use floor division; the pools also have
 ``dilations`` and ``ceil_mode`` (ONNX MaxPool/AveragePool since opset 10).
-``lrn`` is ONNX/AlexNet local response normalization across channels.  Pool
-strides default to 1, as in ONNX (PyTorch defaults them to the kernel).
+Pool strides default to 1, as in ONNX (PyTorch defaults them to the kernel).
 
 All of them are OutEWiseFusable, as in TVM (``global_avg_pool2d`` included):
 an elementwise epilogue fuses into them, nothing fuses into their inputs.
@@ -24,36 +24,21 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, Float64Type, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
     traits_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
-    FLOAT_TYPES,
-    GraphOp,
-    check_static_tensor,
-    dense_i64_array,
-    shape_str,
-    tensor,
-    tensor_of,
+from graphopt.dialects.graph.base import (
+    FLOAT_TYPES, GraphOp, check_static_tensor, shape_str, tensor, tensor_of, tensor_of_type,
     type_str,
 )
-from graphopt.dialects.graph_norm import BatchNormOp, BatchNormTrainOp, LayerNormOp
-
-
-def _ints(attr: DenseArrayBase) -> tuple[int, ...]:
-    return tuple(attr.get_values())  # type: ignore[arg-type]
+from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
 
 
 def _rank4(op_name: str, what: str, t: Attribute) -> tuple[int, int, int, int]:
@@ -62,11 +47,6 @@ def _rank4(op_name: str, what: str, t: Attribute) -> tuple[int, int, int, int]:
     if len(shape) != 4:
         raise VerifyException(f"{op_name}: {what} must have rank 4 (NCHW), got {type_str(t)}")
     return tuple(shape)  # type: ignore[return-value]
-
-
-def tensor_of_type(t: Attribute) -> TensorType:
-    assert isinstance(t, TensorType)
-    return t
 
 
 def check_window_props(
@@ -105,17 +85,6 @@ def window_output_size(
     return out[0], out[1]
 
 
-def window_slices(
-    kh: int, kw: int, out_hw: Sequence[int], strides: Sequence[int], dilations: Sequence[int]
-) -> tuple[slice, slice]:
-    """Rows and columns of the padded input that kernel tap (kh, kw) reads."""
-    (oh, ow), (sh, sw), (dh, dw) = out_hw, strides, dilations
-    return (
-        slice(kh * dh, kh * dh + sh * (oh - 1) + 1, sh),
-        slice(kw * dw, kw * dw + sw * (ow - 1) + 1, sw),
-    )
-
-
 def pad_nchw(x: np.ndarray, padding: Sequence[int], value: float) -> np.ndarray:
     pt, pl, pb, pr = padding
     if not any(padding):
@@ -123,8 +92,13 @@ def pad_nchw(x: np.ndarray, padding: Sequence[int], value: float) -> np.ndarray:
     return np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=value)
 
 
+# Shared index map of a 2-D window op: output (oh, ow) reads input
+# (oh*sh + kh*dh - pad_top, ow*sw + kw*dw - pad_left); reads outside the
+# input are zero (conv), -inf (max pool) or skipped (avg pool).
 class WindowOp(GraphOp):
-    """Properties and accessors the 2-D window ops share."""
+    """A 2-D sliding-window op, forward or backward: strides, padding
+    (top, left, bottom, right), dilations, and the input rows and columns
+    each kernel tap reads."""
 
     strides = prop_def(DenseArrayBase)
     padding = prop_def(DenseArrayBase)  # top, left, bottom, right
@@ -136,20 +110,24 @@ class WindowOp(GraphOp):
 
     @property
     def stride_values(self) -> tuple[int, ...]:
-        return _ints(self.strides)
+        return int_values(self.strides)
 
     @property
     def pad_values(self) -> tuple[int, ...]:
-        return _ints(self.padding)
+        return int_values(self.padding)
 
     @property
     def dilation_values(self) -> tuple[int, ...]:
         return (1, 1)
 
-
-# --------------------------------------------------------------------------
-# conv2d
-# --------------------------------------------------------------------------
+    def window_slices(self, kh: int, kw: int, oh: int, ow: int) -> tuple[slice, slice]:
+        """Rows and columns of the padded input that kernel tap (kh, kw) reads
+        for an ``oh x ow`` output."""
+        (sh, sw), (dh, dw) = self.stride_values, self.dilation_values
+        return (
+            slice(kh * dh, kh * dh + sh * (oh - 1) + 1, sh),
+            slice(kw * dw, kw * dw + sw * (ow - 1) + 1, sw),
+        )
 
 
 @irdl_op_definition
@@ -234,23 +212,11 @@ class Conv2dOp(WindowOp):
 
     @property
     def dilation_values(self) -> tuple[int, ...]:
-        return _ints(self.dilations)
+        return int_values(self.dilations)
 
     @property
     def group_count(self) -> int:
-        return self.groups.value.data
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [
-            self.infer_type(
-                self.input.type,
-                self.weight.type,
-                self.stride_values,
-                self.pad_values,
-                self.dilation_values,
-                self.group_count,
-            )
-        ]
+        return int_value(self.groups)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         """One batched contraction per kernel tap, all groups at once."""
@@ -265,15 +231,10 @@ class Conv2dOp(WindowOp):
         out = np.zeros((n, groups, og, oh, ow), x.dtype)
         for i in range(kh):
             for j in range(kw):
-                rs, cs = window_slices(i, j, (oh, ow), self.stride_values, self.dilation_values)
+                rs, cs = self.window_slices(i, j, oh, ow)
                 patch = xp[:, :, rs, cs].reshape(n, groups, cg, oh, ow)
                 out += np.einsum("ngchw,goc->ngohw", patch, wg[:, :, :, i, j])
         return [out.reshape(n, o, oh, ow)]
-
-
-# --------------------------------------------------------------------------
-# pooling
-# --------------------------------------------------------------------------
 
 
 class Pool2dOp(WindowOp):
@@ -363,11 +324,11 @@ class Pool2dOp(WindowOp):
 
     @property
     def kernel_values(self) -> tuple[int, ...]:
-        return _ints(self.kernel)
+        return int_values(self.kernel)
 
     @property
     def dilation_values(self) -> tuple[int, ...]:
-        return (1, 1) if self.dilations is None else _ints(self.dilations)
+        return (1, 1) if self.dilations is None else int_values(self.dilations)
 
     @property
     def is_ceil_mode(self) -> bool:
@@ -382,14 +343,6 @@ class Pool2dOp(WindowOp):
             max(0, (o - 1) * s[d] + (k[d] - 1) * dil[d] + 1 - (size + pads[d] + pads[d + 2]))
             for d, (size, o) in enumerate(((h, oh), (w, ow)))
         )
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [
-            self.infer_type(
-                self.input.type, self.kernel_values, self.stride_values, self.pad_values,
-                self.dilation_values, self.is_ceil_mode,
-            )
-        ]
 
     def padded(self, x: np.ndarray, value: float, beyond: float | None = None) -> np.ndarray:
         """``x`` padded with ``value``, and with ``beyond`` (default ``value``)
@@ -408,7 +361,7 @@ class Pool2dOp(WindowOp):
         views = []
         for i in range(kh):
             for j in range(kw):
-                rs, cs = window_slices(i, j, (oh, ow), self.stride_values, self.dilation_values)
+                rs, cs = self.window_slices(i, j, oh, ow)
                 views.append(xp[:, :, rs, cs])
         return views
 
@@ -496,107 +449,7 @@ class GlobalAvgPoolOp(GraphOp):
             raise VerifyException(f"{cls.name}: empty spatial axis in {type_str(t)}")
         return tensor((shape[0], shape[1], *([1] * (len(shape) - 2))), t.element_type)
 
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type)]
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
         axes = tuple(range(2, x.ndim))
         return [np.mean(x, axis=axes, keepdims=True).astype(x.dtype, copy=False)]
-
-
-# --------------------------------------------------------------------------
-# local response normalization
-# --------------------------------------------------------------------------
-
-
-def lrn_window(size: int) -> tuple[int, int]:
-    """Channels ``c - before .. c + after`` (ONNX: floor and ceil of (size-1)/2)."""
-    return (size - 1) // 2, size // 2
-
-
-@irdl_op_definition
-class LrnOp(GraphOp):
-    """ONNX LRN across channels (AlexNet, GoogLeNet):
-    ``y = x / (bias + alpha/size * sum_{c' in window(c)} x[c']^2) ** beta``,
-    the window clipped to the existing channels.
-
-    OutEWiseFusable like the window ops: each output reads ``size`` inputs."""
-
-    name = "graph.lrn"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    size = prop_def(IntegerAttr)
-    alpha = prop_def(FloatAttr[Float64Type])
-    beta = prop_def(FloatAttr[Float64Type])
-    bias = prop_def(FloatAttr[Float64Type])
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(
-        self, input: SSAValue, size: int, alpha: float = 1e-4, beta: float = 0.75, bias: float = 1.0
-    ):
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, size)],
-            properties={
-                "size": IntegerAttr(size, i64),
-                "alpha": FloatAttr(float(alpha), 64),
-                "beta": FloatAttr(float(beta), 64),
-                "bias": FloatAttr(float(bias), 64),
-            },
-        )
-
-    @classmethod
-    def infer_type(cls, input: Attribute, size: int) -> TensorType:
-        check_static_tensor(cls.name, "input", input)
-        t = tensor_of_type(input)
-        if len(t.get_shape()) < 2:
-            raise VerifyException(f"{cls.name}: input must have rank >= 2 (N, C, ...), got {type_str(t)}")
-        if size < 1:
-            raise VerifyException(f"{cls.name}: size must be positive, got {size}")
-        return t
-
-    @property
-    def window_size(self) -> int:
-        return self.size.value.data
-
-    @property
-    def params(self) -> tuple[float, float, float]:
-        """(alpha, beta, bias)."""
-        return float(self.alpha.value.data), float(self.beta.value.data), float(self.bias.value.data)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.window_size)]
-
-    def square_sums(self, x: np.ndarray) -> np.ndarray:
-        """``sum x[c']^2`` over each channel's window (accumulated in f64)."""
-        before, after = lrn_window(self.window_size)
-        sq = np.square(x.astype(np.float64))
-        c = x.shape[1]
-        padded = np.pad(sq, [(0, 0), (before, after)] + [(0, 0)] * (x.ndim - 2))
-        return sum(padded[:, j:j + c] for j in range(self.window_size))  # type: ignore[return-value]
-
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        (x,) = inputs
-        alpha, beta, bias = self.params
-        scale = bias + alpha / self.window_size * self.square_sums(x)
-        return [(x / scale**beta).astype(x.dtype)]
-
-
-OPS: tuple[type[GraphOp], ...] = (
-    Conv2dOp,
-    MaxPool2dOp,
-    AvgPool2dOp,
-    GlobalAvgPoolOp,
-    LrnOp,
-    BatchNormOp,
-    BatchNormTrainOp,
-    LayerNormOp,
-)
-
-__all__: list[str] = [op.__name__ for op in OPS]

@@ -1,11 +1,10 @@
-"""Reductions beyond the core ones, and ``log_softmax`` (exported through
-``graph_math``).
+"""Reductions: reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod
+and argmax.
 
-    %m = graph.reduce_min %x {axes = array<i64: -1>, keepdims} : (tensor<4x8xf32>) -> tensor<4x1xf32>
+    %r = graph.reduce_sum %x {axes = array<i64: -1>, keepdims} : (tensor<4x8xf32>) -> tensor<4x1xf32>
     %p = graph.reduce_prod %x {axes = array<i64: 0>} : (tensor<4x8xi32>) -> tensor<8xi32>
     %i = graph.argmax %x {axis = 1 : i64} : (tensor<4x8xf32>) -> tensor<4xi64>
     %k = graph.argmax %x {axis = -1 : i64, keepdims} : (tensor<4x8xf32>) -> tensor<4x1xi64>
-    %l = graph.log_softmax %x {axis = -1 : i64} : (tensor<8x10xf32>) -> tensor<8x10xf32>
 
 ``argmax`` returns the first index of the largest element, as numpy does; a
 NaN counts as larger than everything, so the first NaN's index is returned
@@ -14,36 +13,50 @@ NaN counts as larger than everything, so the first NaN's index is returned
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    prop_def,
-    result_def,
+    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
     traits_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph_base import (
-    ALL_TYPES,
-    AxisNormalizationOp,
-    GraphOp,
-    ReduceOp,
-    check_static_tensor,
-    normalize_axis,
-    shape_str,
-    tensor,
-    tensor_of,
+from graphopt.dialects.graph.base import (
+    ALL_TYPES, FLOAT_TYPES, GraphOp, ReduceOp, check_static_tensor, normalize_axis, shape_str,
+    tensor, tensor_of,
 )
+from graphopt.dialects.graph.properties import int_value
+from graphopt.dialects.traits import PreservesSplat
+
+
+@irdl_op_definition
+class ReduceSumOp(ReduceOp):
+    name = "graph.reduce_sum"
+    NUMPY_FN = staticmethod(np.sum)
+
+
+@irdl_op_definition
+class ReduceMeanOp(ReduceOp):
+    name = "graph.reduce_mean"
+    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
+    NUMPY_FN = staticmethod(np.mean)
+
+
+@irdl_op_definition
+class ReduceMaxOp(ReduceOp):
+    name = "graph.reduce_max"
+    traits = traits_def(PreservesSplat())
+    NUMPY_FN = staticmethod(np.max)
+
+    def verify_extra(self) -> None:
+        shape = tensor_of(self.input).get_shape()
+        if any(shape[a] == 0 for a in self.normalized_axes):
+            raise VerifyException("graph.reduce_max: cannot reduce an empty axis")
 
 
 @irdl_op_definition
@@ -51,6 +64,7 @@ class ReduceMinOp(ReduceOp):
     """Smallest element over ``axes``; NaN propagates, as in numpy."""
 
     name = "graph.reduce_min"
+    traits = traits_def(PreservesSplat())
     NUMPY_FN = staticmethod(np.min)
 
     def verify_extra(self) -> None:
@@ -118,32 +132,9 @@ class ArgmaxOp(GraphOp):
     @property
     def normalized_axis(self) -> int:
         rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, self.axis.value.data, rank)
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.infer_type(self.input.type, self.axis.value.data, self.keeps_dims)]
+        return normalize_axis(self.name, int_value(self.axis), rank)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
         out = np.argmax(x, axis=self.normalized_axis, keepdims=self.keeps_dims)
         return [np.asarray(out, dtype=np.int64)]
-
-
-@irdl_op_definition
-class LogSoftmaxOp(AxisNormalizationOp):
-    """``x - max - log(sum(exp(x - max)))`` along ``axis`` (stable for large logits)."""
-
-    name = "graph.log_softmax"
-
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        (x,) = inputs
-        axis = self.normalized_axis
-        with np.errstate(all="ignore"):
-            shifted = x - np.max(x, axis=axis, keepdims=True)
-            logsum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
-        return [(shifted - logsum).astype(x.dtype, copy=False)]
-
-
-REDUCE_OPS: tuple[type[GraphOp], ...] = (ReduceMinOp, ReduceProdOp, ArgmaxOp, LogSoftmaxOp)
-
-__all__ = [op.__name__ for op in REDUCE_OPS] + ["REDUCE_OPS"]
