@@ -45,6 +45,7 @@ from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
 from graphopt.lowering.gemm import GemmPlan, emit_gemm, packed_global, plan_gemm
+from graphopt.lowering.kernel_cache import KernelCache
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
 
 ALIGNMENT = 64
@@ -132,9 +133,10 @@ class KernelSpec:
 class FunctionLowering:
     """Lowers one graph function; see the module docstring."""
 
-    def __init__(self, fn: func.FuncOp, prefix: str):
+    def __init__(self, fn: func.FuncOp, prefix: str, cache: KernelCache | None = None):
         self.fn = fn
         self.prefix = prefix
+        self.cache = cache if cache is not None else KernelCache()
         self.globals: list[memref.GlobalOp] = []
         self.global_of: dict[SSAValue, memref.GlobalOp] = {}
         self.scalar_of: dict[SSAValue, ScalarSource] = {}
@@ -268,12 +270,14 @@ class FunctionLowering:
                 continue  # every result is dead
             spec.outputs = [spec.outputs[i] for i in live]
             spec.roots = [spec.roots[i] for i in live]
-            kernel_funcs.append(self._emit_call(spec, driver_block, buffer_for))
+            if (kernel := self._emit_call(spec, driver_block, buffer_for)) is not None:
+                kernel_funcs.append(kernel)
 
         for v, slot in copies:
             spec = KernelSpec(f"{self.prefix}_copy{slot}", [v], [], {v: v}, [v])
             out = driver_block.args[n_in + slot]
-            kernel_funcs.append(self._emit_call(spec, driver_block, buffer_for, [out]))
+            if (kernel := self._emit_call(spec, driver_block, buffer_for, [out])) is not None:
+                kernel_funcs.append(kernel)
 
         driver_block.add_op(func.ReturnOp())
         driver = func.FuncOp(
@@ -296,7 +300,9 @@ class FunctionLowering:
         driver_block: Block,
         buffer_for,
         out_buffers: Sequence[SSAValue] | None = None,
-    ) -> func.FuncOp:
+    ) -> func.FuncOp | None:
+        """Emit the kernel of ``spec`` and its call; ``None`` when an identical
+        kernel exists already and the call goes to it."""
         for v in spec.inputs:
             if v in self.scalar_of:
                 spec.scalars[spec.inner_of[v]] = self.scalar_of[v]
@@ -305,8 +311,9 @@ class FunctionLowering:
         out_bufs = list(out_buffers) if out_buffers is not None else [buffer_for(v) for v in spec.outputs]
         gemm = self._gemm_schedule(spec, buffer_inputs, in_bufs, driver_block)
         kernel = emit_kernel(spec, buffer_inputs, [b.type for b in in_bufs], [b.type for b in out_bufs], gemm)
-        driver_block.add_op(func.CallOp(spec.name, [*in_bufs, *out_bufs], []))
-        return kernel
+        shared = self.cache.shared_name(kernel)
+        driver_block.add_op(func.CallOp(shared or spec.name, [*in_bufs, *out_bufs], []))
+        return None if shared else kernel
 
 
     def _gemm_schedule(self, spec, buffer_inputs, in_bufs, driver_block) -> GemmPlan | None:
@@ -352,12 +359,14 @@ def emit_kernel(
 
 
 def lower_graph_to_loop(module: ModuleOp) -> None:
-    """Replace every graph function of ``module`` by its kernels and driver."""
+    """Replace every graph function of ``module`` by its kernels and driver;
+    identical kernels, in one function or several, are emitted once."""
+    cache = KernelCache()
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         if not is_graph_function(fn):
             continue
         try:
-            new_ops = FunctionLowering(fn, fn.sym_name.data).build()
+            new_ops = FunctionLowering(fn, fn.sym_name.data, cache).build()
         except LoweringError as err:
             raise DiagnosticException(f"lower-graph-to-loop: {err}") from None
         block = module.body.block
