@@ -41,6 +41,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.dialects import loop
 from graphopt.dialects.fused import GroupOp
+from graphopt.dialects import graph
 from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph_base import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
@@ -49,6 +50,7 @@ from graphopt.lowering.kernel_cache import KernelCache
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
 
 ALIGNMENT = 64
+GEMM_ANCHORS = (graph.MatmulOp, graph.Conv2dOp)
 
 
 def memref_of(t: TensorType) -> MemRefType:
@@ -128,6 +130,7 @@ class KernelSpec:
     inner_of: dict[SSAValue, SSAValue]  # top-level input -> value seen inside
     roots: list[SSAValue]  # per output: the value computed inside
     scalars: dict[SSAValue, ScalarSource] = field(default_factory=dict)
+    gemm_anchor: bool = False  # holds a matmul or conv2d (a GEMM schedule candidate)
 
 
 class FunctionLowering:
@@ -171,10 +174,13 @@ class FunctionLowering:
                     inputs.append(outer)
                     inner_of[outer] = arg
             spec = KernelSpec(name, inputs, list(op.outputs), inner_of, list(op.yield_op.values))
+            spec.gemm_anchor = any(isinstance(inner, GEMM_ANCHORS) for inner in op.body.block.ops)
             self._hoist_group_constants(op, spec)
             return spec
         inputs = list(dict.fromkeys(op.operands))
-        return KernelSpec(name, inputs, list(op.results), {v: v for v in inputs}, list(op.results))
+        spec = KernelSpec(name, inputs, list(op.results), {v: v for v in inputs}, list(op.results))
+        spec.gemm_anchor = isinstance(op, GEMM_ANCHORS)
+        return spec
 
     def _hoist_group_constants(self, group: GroupOp, spec: KernelSpec) -> None:
         """Constants inside a group: splats become scalars, dense ones globals
@@ -318,7 +324,12 @@ class FunctionLowering:
 
     def _gemm_schedule(self, spec, buffer_inputs, in_bufs, driver_block) -> GemmPlan | None:
         """The GEMM schedule decision; packs a constant B once, here, into a
-        new global passed to the kernel as its last input."""
+        new global passed to the kernel as its last input.  Only a kernel that
+        holds a matmul or conv is planned: ``plan_gemm`` looks for its anchor
+        through elementwise producers, which from a bare op would walk back
+        through the whole function (quadratic at -O0)."""
+        if not spec.gemm_anchor:
+            return None
         constants = {spec.inner_of[v]: v.owner for v in buffer_inputs if isinstance(v.owner, ConstantOp)}
         plan = plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
         if plan is not None and plan.pack_b:

@@ -176,6 +176,11 @@ class ConversionPass(ModulePass):
         from graphopt.transforms.levels import require_lowered
 
         require_lowered(op, self.name)
+        self.convert(op)
+
+    def convert(self, op: ModuleOp) -> None:
+        """The conversion without the level check (``lower-loop-to-llvm``
+        checks the level once for all its steps)."""
         self.run(op, self.patterns())
 
     @staticmethod

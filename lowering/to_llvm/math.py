@@ -112,10 +112,7 @@ HANDLERS[mathd.Atan2Op] = _libm("atan2")
 class ConvertMathToLLVMPass(ConversionPass):
     name = "convert-math-to-llvm"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from graphopt.transforms.levels import require_lowered
-
-        require_lowered(op, self.name)
+    def convert(self, op: ModuleOp) -> None:
         pattern = ScalarPattern(HANDLERS)
         ConversionPass.run(op, dict.fromkeys(HANDLERS, pattern))
         declare_externals(op, pattern.externals)

@@ -213,11 +213,8 @@ class ConvertMemRefToLLVMPass(ConversionPass):
             memref.GlobalOp: GlobalPattern(), memref.CopyOp: CopyPattern(),
         }  # fmt: skip
 
-    def apply(self, ctx, op) -> None:
-        from graphopt.transforms.levels import require_lowered
-
-        require_lowered(op, self.name)
-        super().apply(ctx, op)
+    def convert(self, op) -> None:
+        super().convert(op)
         if self.bounds_check and any(isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in op.walk()):
             flag = llvm.GlobalOp(i8, BOUNDS_FLAG, "common", value=IntegerAttr(0, i8))
             op.body.block.add_op(flag)
