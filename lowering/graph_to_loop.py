@@ -21,7 +21,7 @@ the plan checker, otherwise a 64-byte-aligned region of its own for each.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -341,6 +341,24 @@ class FunctionLowering:
         return plan
 
 
+def store_concat(
+    emitter: KernelEmitter, op: graph.ConcatOp, out: SSAValue, sources: Container[SSAValue]
+) -> None:
+    """A concat root is stored one input at a time, each nest into its slice
+    of the output.  Its compute rule, a chain of selects over every input at
+    every element, is what an epilogue needs; as a root it loads each input
+    N times and LLVM spends most of a DenseNet's compile time unswitching it."""
+    axis = op.normalized_axis
+    rank = len(tensor_of(op.result).get_shape())
+    start = 0
+    for v in op.inputs:
+        shape = tensor_of(v).get_shape()
+        if all(shape):
+            offset = [start if d == axis else 0 for d in range(rank)]
+            emitter.store_nest(v, out, preferred_loop_order(v, sources), offset)
+        start += shape[axis]
+
+
 def emit_kernel(
     spec: KernelSpec,
     buffer_inputs: Sequence[SSAValue],
@@ -359,7 +377,11 @@ def emit_kernel(
         gemm.packed = entry.args[len(in_types) - 1] if gemm.pack_b else None
         emit_gemm(emitter, gemm, spec.roots[0], out_args[0])
     for root, out in zip(spec.roots, out_args):
-        if gemm is None:
+        if gemm is not None:
+            continue
+        if isinstance(root.owner, graph.ConcatOp) and root not in sources:
+            store_concat(emitter, root.owner, out, sources)
+        else:
             emitter.store_nest(root, out, preferred_loop_order(root, sources))
     if emitter.rerun:
         sweep_dead_ops(entry)
