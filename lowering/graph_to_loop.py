@@ -21,19 +21,23 @@ the plan checker, otherwise a 64-byte-aligned region of its own for each.
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
     TensorType,
     UnitAttr,
     i8,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -342,21 +346,61 @@ class FunctionLowering:
 
 
 def store_concat(
-    emitter: KernelEmitter, op: graph.ConcatOp, out: SSAValue, sources: Container[SSAValue]
+    emitter: KernelEmitter, op: graph.ConcatOp, out: SSAValue, sources: dict[SSAValue, object]
 ) -> None:
-    """A concat root is stored one input at a time, each nest into its slice
-    of the output.  Its compute rule, a chain of selects over every input at
-    every element, is what an epilogue needs; as a root it loads each input
-    N times and LLVM spends most of a DenseNet's compile time unswitching it."""
+    """A concat root is stored one input at a time into its slice of the
+    output.  Its compute rule, a chain of selects over every input at every
+    element, is what an epilogue needs; as a root it loads each input N times,
+    and LLVM spent most of DenseNet's compile time unswitching those chains.
+    An input that is a kernel buffer is one flat copy per outer index (both
+    buffers collapsed around the axis: the slice is contiguous); a computed
+    one is its own loop nest, stored at the offset."""
     axis = op.normalized_axis
-    rank = len(tensor_of(op.result).get_shape())
+    out_shape = tensor_of(op.result).get_shape()
     start = 0
     for v in op.inputs:
         shape = tensor_of(v).get_shape()
         if all(shape):
-            offset = [start if d == axis else 0 for d in range(rank)]
-            emitter.store_nest(v, out, preferred_loop_order(v, sources), offset)
+            src = sources.get(v)
+            if isinstance(src, SSAValue):
+                _copy_slice(emitter, src, out, axis, start)
+            else:
+                offset = [start if d == axis else 0 for d in range(len(out_shape))]
+                emitter.store_nest(v, out, preferred_loop_order(v, sources), offset)
         start += shape[axis]
+
+
+def _collapsed(emitter: KernelEmitter, buffer: SSAValue, axis: int) -> SSAValue:
+    """``buffer`` as ``[outer, inner]`` around ``axis`` (``[inner]`` for axis 0)."""
+    t = buffer.type
+    assert isinstance(t, MemRefType)
+    shape = t.get_shape()
+    groups = ([list(range(axis))] if axis else []) + [list(range(axis, len(shape)))]
+    sizes = [prod(shape[d] for d in g) for g in groups]
+    op = memref.CollapseShapeOp(
+        operands=[buffer],
+        result_types=[MemRefType(t.element_type, sizes)],
+        properties={"reassociation": ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])},
+    )
+    return emitter.emit(op).results[0]
+
+
+def _copy_slice(emitter: KernelEmitter, src: SSAValue, out: SSAValue, axis: int, start: int) -> None:
+    flat_in, flat_out = _collapsed(emitter, src, axis), _collapsed(emitter, out, axis)
+    in_shape = flat_in.type.get_shape()  # type: ignore[attr-defined]
+    shift = start * prod(out.type.get_shape()[axis + 1:])  # type: ignore[attr-defined]
+
+    def inner(outer: list[SSAValue]) -> None:
+        def body(j: SSAValue) -> None:
+            value = emitter.load(flat_in, [*outer, j])
+            emitter.store(value, flat_out, [*outer, emitter.idx_add(j, emitter.index(shift)) if shift else j])
+
+        emitter.loop(in_shape[-1], body)
+
+    if axis:
+        emitter.loop(in_shape[0], lambda o: inner([o]))
+    else:
+        inner([])
 
 
 def emit_kernel(

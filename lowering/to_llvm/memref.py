@@ -14,6 +14,7 @@
   ``internal`` ``llvm.mlir.global`` with its dense initializer (``constant``
   when the memref global is), zero-initialised when it has none.
 * ``memref.copy``: ``llvm.memcpy``.
+* ``memref.collapse_shape`` (identity layouts): the same pointer.
 """
 
 from __future__ import annotations
@@ -131,6 +132,14 @@ class ViewPattern(RewritePattern):
             replace_with_llvm(rewriter, op, [gep], gep.results)
 
 
+class CollapseShapePattern(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.CollapseShapeOp, rewriter: PatternRewriter, /) -> None:
+        static_memref(op.src.type, "memref.collapse_shape")
+        static_memref(op.result.type, "memref.collapse_shape")
+        replace_with_llvm(rewriter, op, [], [as_llvm(rewriter, op.src, InsertPoint.before(op))])
+
+
 class AllocaPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter, /) -> None:
@@ -211,6 +220,7 @@ class ConvertMemRefToLLVMPass(ConversionPass):
             memref.LoadOp: access, memref.StoreOp: access, memref.ViewOp: ViewPattern(),
             memref.AllocaOp: AllocaPattern(), memref.GetGlobalOp: GetGlobalPattern(),
             memref.GlobalOp: GlobalPattern(), memref.CopyOp: CopyPattern(),
+            memref.CollapseShapeOp: CollapseShapePattern(),
         }  # fmt: skip
 
     def convert(self, op) -> None:
