@@ -353,8 +353,9 @@ def store_concat(
     element, is what an epilogue needs; as a root it loads each input N times,
     and LLVM spent most of DenseNet's compile time unswitching those chains.
     An input that is a kernel buffer is one flat copy per outer index (both
-    buffers collapsed around the axis: the slice is contiguous); a computed
-    one is its own loop nest, stored at the offset."""
+    buffers collapsed around the axis: the slice is contiguous), a single
+    ``memref.copy`` when there is one outer index (batch 1, channel axis);
+    a computed one is its own loop nest, stored at the offset."""
     axis = op.normalized_axis
     out_shape = tensor_of(op.result).get_shape()
     start = 0
@@ -386,21 +387,27 @@ def _collapsed(emitter: KernelEmitter, buffer: SSAValue, axis: int) -> SSAValue:
 
 
 def _copy_slice(emitter: KernelEmitter, src: SSAValue, out: SSAValue, axis: int, start: int) -> None:
+    out_shape = out.type.get_shape()  # type: ignore[attr-defined]
+    shift = start * prod(out_shape[axis + 1:])
+    if prod(out_shape[:axis]) == 1:
+        # One contiguous block: a memref.copy (memcpy) into a subview.
+        flat_in, flat_out = _collapsed(emitter, src, 0), _collapsed(emitter, out, 0)
+        n = flat_in.type.get_shape()[0]  # type: ignore[attr-defined]
+        view_t = memref.SubviewOp.infer_result_type(flat_out.type, [shift], [n], [1])  # type: ignore[arg-type]
+        view = emitter.emit(memref.SubviewOp.get(flat_out, [shift], [n], [1], view_t)).results[0]
+        emitter.emit_here(memref.CopyOp(flat_in, view))
+        return
     flat_in, flat_out = _collapsed(emitter, src, axis), _collapsed(emitter, out, axis)
     in_shape = flat_in.type.get_shape()  # type: ignore[attr-defined]
-    shift = start * prod(out.type.get_shape()[axis + 1:])  # type: ignore[attr-defined]
 
-    def inner(outer: list[SSAValue]) -> None:
+    def row(o: SSAValue) -> None:
         def body(j: SSAValue) -> None:
-            value = emitter.load(flat_in, [*outer, j])
-            emitter.store(value, flat_out, [*outer, emitter.idx_add(j, emitter.index(shift)) if shift else j])
+            value = emitter.load(flat_in, [o, j])
+            emitter.store(value, flat_out, [o, emitter.idx_add(j, emitter.index(shift)) if shift else j])
 
         emitter.loop(in_shape[-1], body)
 
-    if axis:
-        emitter.loop(in_shape[0], lambda o: inner([o]))
-    else:
-        inner([])
+    emitter.loop(in_shape[0], row)
 
 
 def emit_kernel(

@@ -14,7 +14,11 @@
   ``internal`` ``llvm.mlir.global`` with its dense initializer (``constant``
   when the memref global is), zero-initialised when it has none.
 * ``memref.copy``: ``llvm.memcpy``.
-* ``memref.collapse_shape`` (identity layouts): the same pointer.
+* ``memref.collapse_shape`` (identity layouts): the same pointer;
+  ``memref.subview`` with static offsets and unit strides: a
+  ``getelementptr`` to its first element.  A strided memref is only copied
+  (``memref.copy`` into a contiguous subview); loads and stores need identity
+  layouts.
 """
 
 from __future__ import annotations
@@ -140,6 +144,29 @@ class CollapseShapePattern(RewritePattern):
         replace_with_llvm(rewriter, op, [], [as_llvm(rewriter, op.src, InsertPoint.before(op))])
 
 
+class SubviewPattern(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.SubviewOp, rewriter: PatternRewriter, /) -> None:
+        src_t = static_memref(op.source.type, "memref.subview source")
+        offsets, strides = op.static_offsets.get_values(), op.static_strides.get_values()
+        if op.offsets or op.sizes or op.strides or any(s != 1 for s in strides):
+            raise LoopToLLVMError("memref.subview: only static offsets and sizes with unit strides are supported")
+        linear = 0
+        for off, dim in zip(offsets, src_t.get_shape(), strict=True):
+            linear = linear * dim + off
+        src = as_llvm(rewriter, op.source, InsertPoint.before(op))
+        if linear == 0:
+            replace_with_llvm(rewriter, op, [], [src])
+            return
+        st = storage_type(src_t.element_type)
+        if linear < 2**31:  # a constant GEP index is an i32
+            gep = llvm.GEPOp(src, [linear], st, inbounds=True)
+        else:
+            index = const(rewriter, InsertPoint.before(op), linear, i64)
+            gep = llvm.GEPOp(src, [llvm.GEP_USE_SSA_VAL], st, [index], inbounds=True)
+        replace_with_llvm(rewriter, op, [gep], gep.results)
+
+
 class AllocaPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.AllocaOp, rewriter: PatternRewriter, /) -> None:
@@ -220,7 +247,7 @@ class ConvertMemRefToLLVMPass(ConversionPass):
             memref.LoadOp: access, memref.StoreOp: access, memref.ViewOp: ViewPattern(),
             memref.AllocaOp: AllocaPattern(), memref.GetGlobalOp: GetGlobalPattern(),
             memref.GlobalOp: GlobalPattern(), memref.CopyOp: CopyPattern(),
-            memref.CollapseShapeOp: CollapseShapePattern(),
+            memref.CollapseShapeOp: CollapseShapePattern(), memref.SubviewOp: SubviewPattern(),
         }  # fmt: skip
 
     def convert(self, op) -> None:
