@@ -11,7 +11,11 @@ are CPU seconds of this process (``time.process_time``), the best of
 ``--repeats`` runs, with the cyclic garbage collector paused as
 ``graphopt.compile`` pauses it.
 
-Run: ``python benchmarks/compile_time.py [--sizes 100,200,400,800,1600] [--repeats 1] [--skip-models]``
+``--steps`` prints, for the 400-op chain at -O0 and the models at -O2, the
+split of ``lower-loop-to-llvm`` into its per-dialect steps and of the LLVM
+side into llvmlite's parse, the O3 pipeline and MCJIT.
+
+Run: ``python benchmarks/compile_time.py [--sizes 100,200,400,800,1600] [--repeats 1] [--skip-models] [--steps]``
 """
 
 from __future__ import annotations
@@ -36,6 +40,12 @@ from graphopt.lowering.to_llvm import LowerLoopToLLVMPass, emit_llvm_ir  # noqa:
 from graphopt.runtime.abi import read_drivers  # noqa: E402
 from graphopt.runtime.compile import parse_text, run_pipeline  # noqa: E402
 from graphopt.runtime.jit import host_target_machine, parse_and_optimize  # noqa: E402
+from graphopt.runtime.llvm_optimizer import OPTIMISER  # noqa: E402
+
+# After its first few runs a process sends LLVM's optimisation to a worker
+# process (llvm_optimizer), whose CPU time process_time() would not see: here
+# every run stays in this process, as in a fresh process's first compile.
+OPTIMISER.in_process_runs = 1 << 30
 from graphopt.transforms.pipelines import pipeline_spec  # noqa: E402
 
 PHASES = ("graph", "to-loop", "to-llvm", "print", "llvm-opt", "mcjit")
@@ -83,6 +93,67 @@ def compile_phases(module: ModuleOp, level: str) -> dict[str, float]:
     return times
 
 
+def step_split(module: ModuleOp, level: str) -> dict[str, float]:
+    """The steps of ``lower-loop-to-llvm`` (as ``LowerLoopToLLVMPass.apply``
+    runs them) and of the LLVM side, timed one by one."""
+    from xdsl.dialects import scf
+    from xdsl.dialects.builtin import UnrealizedConversionCastOp
+    from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
+    from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
+
+    from graphopt.lowering.expand_math import expand_math
+    from graphopt.lowering.to_llvm import ConversionPass, check_lowered
+    from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
+    from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
+    from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
+    from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
+    from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
+    from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
+    from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
+
+    module = module.clone()
+    run_pipeline(module, pipeline_spec(level))
+    lower_graph_to_loop(module)
+    steps = {
+        "loop": lambda: ConvertLoopToLLVMPass().convert(module),
+        "scf-to-cf": lambda: ConversionPass.run(module, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()}),
+        "expand-math": lambda: expand_math(module),
+        "arith": lambda: ConvertArithToLLVMPass().convert(module),
+        "math": lambda: ConvertMathToLLVMPass().convert(module),
+        "vector": lambda: ConvertVectorToLLVMPass().convert(module),
+        "memref": lambda: ConvertMemRefToLLVMPass().convert(module),
+        "cf": lambda: ConvertCfToLLVMPass().convert(module),
+        "func": lambda: ConvertFuncToLLVMPass().convert(module),
+        "reconcile": lambda: ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()}),
+        "check": lambda: check_lowered(module),
+        "print": lambda: emit_llvm_ir(module),
+    }
+    times: dict[str, float] = {}
+    gc.collect()
+    gc.disable()
+    try:
+        for name, fn in steps.items():
+            start = time.process_time()
+            out = fn()
+            times[name] = time.process_time() - start
+        tm = host_target_machine(3)
+        start = time.process_time()
+        mod = llvm.parse_assembly(out)
+        mod.verify()
+        times["parse"] = time.process_time() - start
+        mod.triple, mod.data_layout = tm.triple, str(tm.target_data)
+        start = time.process_time()
+        mod = OPTIMISER.optimise(mod, tm, 3)
+        times["O3"] = time.process_time() - start
+        start = time.process_time()
+        engine = llvm.create_mcjit_compiler(mod, tm)
+        engine.finalize_object()
+        times["mcjit"] = time.process_time() - start
+    finally:
+        gc.enable()
+    return times
+
+
 def compile_phases_like_compile(module: ModuleOp, level: str) -> dict[str, float]:
     """With the cyclic collector paused, as ``graphopt.compile`` does."""
     gc.collect()
@@ -121,7 +192,15 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,200,400,800,1600")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--skip-models", action="store_true")
+    parser.add_argument("--steps", action="store_true")
     args = parser.parse_args()
+    if args.steps:
+        jobs = [("chain 400 -O0", chain(400), "O0")]
+        jobs += [(f"{name} -O2", build(), "O2") for name, build in MODELS.items()]
+        for label, module, level in jobs:
+            t = step_split(module, level)
+            print(f"{label:<20}" + "  ".join(f"{k} {v:.2f}" for k, v in t.items()), flush=True)
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     targets: list[str] = []
 

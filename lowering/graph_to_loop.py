@@ -23,17 +23,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     IndexType,
+    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
     TensorType,
     UnitAttr,
     i8,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -41,15 +45,18 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.dialects import loop
 from graphopt.dialects.fused import GroupOp
+from graphopt.dialects import graph
 from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
 from graphopt.lowering.gemm import GemmPlan, emit_gemm, packed_global, plan_gemm
+from graphopt.lowering.kernel_cache import KernelCache
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
 from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.memory import usable_plan
 
 ALIGNMENT = 64
+GEMM_ANCHORS = (graph.MatmulOp, graph.Conv2dOp)
 
 
 def memref_of(t: TensorType) -> MemRefType:
@@ -127,14 +134,16 @@ class KernelSpec:
     inner_of: dict[SSAValue, SSAValue]  # top-level input -> value seen inside
     roots: list[SSAValue]  # per output: the value computed inside
     scalars: dict[SSAValue, ScalarSource] = field(default_factory=dict)
+    gemm_anchor: bool = False  # holds a matmul or conv2d (a GEMM schedule candidate)
 
 
 class FunctionLowering:
     """Lowers one graph function; see the module docstring."""
 
-    def __init__(self, fn: func.FuncOp, prefix: str):
+    def __init__(self, fn: func.FuncOp, prefix: str, cache: KernelCache | None = None):
         self.fn = fn
         self.prefix = prefix
+        self.cache = cache if cache is not None else KernelCache()
         self.globals: list[memref.GlobalOp] = []
         self.global_of: dict[SSAValue, memref.GlobalOp] = {}
         self.scalar_of: dict[SSAValue, ScalarSource] = {}
@@ -169,10 +178,13 @@ class FunctionLowering:
                     inputs.append(outer)
                     inner_of[outer] = arg
             spec = KernelSpec(name, inputs, list(op.outputs), inner_of, list(op.yield_op.values))
+            spec.gemm_anchor = any(isinstance(inner, GEMM_ANCHORS) for inner in op.body.block.ops)
             self._hoist_group_constants(op, spec)
             return spec
         inputs = list(dict.fromkeys(op.operands))
-        return KernelSpec(name, inputs, list(op.results), {v: v for v in inputs}, list(op.results))
+        spec = KernelSpec(name, inputs, list(op.results), {v: v for v in inputs}, list(op.results))
+        spec.gemm_anchor = isinstance(op, GEMM_ANCHORS)
+        return spec
 
     def _hoist_group_constants(self, group: GroupOp, spec: KernelSpec) -> None:
         """Constants inside a group: splats become scalars, dense ones globals
@@ -268,12 +280,14 @@ class FunctionLowering:
                 continue  # every result is dead
             spec.outputs = [spec.outputs[i] for i in live]
             spec.roots = [spec.roots[i] for i in live]
-            kernel_funcs.append(self._emit_call(spec, driver_block, buffer_for))
+            if (kernel := self._emit_call(spec, driver_block, buffer_for)) is not None:
+                kernel_funcs.append(kernel)
 
         for v, slot in copies:
             spec = KernelSpec(f"{self.prefix}_copy{slot}", [v], [], {v: v}, [v])
             out = driver_block.args[n_in + slot]
-            kernel_funcs.append(self._emit_call(spec, driver_block, buffer_for, [out]))
+            if (kernel := self._emit_call(spec, driver_block, buffer_for, [out])) is not None:
+                kernel_funcs.append(kernel)
 
         driver_block.add_op(func.ReturnOp())
         driver = func.FuncOp(
@@ -296,7 +310,9 @@ class FunctionLowering:
         driver_block: Block,
         buffer_for,
         out_buffers: Sequence[SSAValue] | None = None,
-    ) -> func.FuncOp:
+    ) -> func.FuncOp | None:
+        """Emit the kernel of ``spec`` and its call; ``None`` when an identical
+        kernel exists already and the call goes to it."""
         for v in spec.inputs:
             if v in self.scalar_of:
                 spec.scalars[spec.inner_of[v]] = self.scalar_of[v]
@@ -305,13 +321,19 @@ class FunctionLowering:
         out_bufs = list(out_buffers) if out_buffers is not None else [buffer_for(v) for v in spec.outputs]
         gemm = self._gemm_schedule(spec, buffer_inputs, in_bufs, driver_block)
         kernel = emit_kernel(spec, buffer_inputs, [b.type for b in in_bufs], [b.type for b in out_bufs], gemm)
-        driver_block.add_op(func.CallOp(spec.name, [*in_bufs, *out_bufs], []))
-        return kernel
+        shared = self.cache.shared_name(kernel)
+        driver_block.add_op(func.CallOp(shared or spec.name, [*in_bufs, *out_bufs], []))
+        return None if shared else kernel
 
 
     def _gemm_schedule(self, spec, buffer_inputs, in_bufs, driver_block) -> GemmPlan | None:
         """The GEMM schedule decision; packs a constant B once, here, into a
-        new global passed to the kernel as its last input."""
+        new global passed to the kernel as its last input.  Only a kernel that
+        holds a matmul or conv is planned: ``plan_gemm`` looks for its anchor
+        through elementwise producers, which from a bare op would walk back
+        through the whole function (quadratic at -O0)."""
+        if not spec.gemm_anchor:
+            return None
         constants = {spec.inner_of[v]: v.owner for v in buffer_inputs if isinstance(v.owner, ConstantOp)}
         plan = plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
         if plan is not None and plan.pack_b:
@@ -321,6 +343,71 @@ class FunctionLowering:
             driver_block.add_op(get)
             in_bufs.append(get.memref)
         return plan
+
+
+def store_concat(
+    emitter: KernelEmitter, op: graph.ConcatOp, out: SSAValue, sources: dict[SSAValue, object]
+) -> None:
+    """A concat root is stored one input at a time into its slice of the
+    output.  Its compute rule, a chain of selects over every input at every
+    element, is what an epilogue needs; as a root it loads each input N times,
+    and LLVM spent most of DenseNet's compile time unswitching those chains.
+    An input that is a kernel buffer is one flat copy per outer index (both
+    buffers collapsed around the axis: the slice is contiguous), a single
+    ``memref.copy`` when there is one outer index (batch 1, channel axis);
+    a computed one is its own loop nest, stored at the offset."""
+    axis = op.normalized_axis
+    out_shape = tensor_of(op.result).get_shape()
+    start = 0
+    for v in op.inputs:
+        shape = tensor_of(v).get_shape()
+        if all(shape):
+            src = sources.get(v)
+            if isinstance(src, SSAValue):
+                _copy_slice(emitter, src, out, axis, start)
+            else:
+                offset = [start if d == axis else 0 for d in range(len(out_shape))]
+                emitter.store_nest(v, out, preferred_loop_order(v, sources), offset)
+        start += shape[axis]
+
+
+def _collapsed(emitter: KernelEmitter, buffer: SSAValue, axis: int) -> SSAValue:
+    """``buffer`` as ``[outer, inner]`` around ``axis`` (``[inner]`` for axis 0)."""
+    t = buffer.type
+    assert isinstance(t, MemRefType)
+    shape = t.get_shape()
+    groups = ([list(range(axis))] if axis else []) + [list(range(axis, len(shape)))]
+    sizes = [prod(shape[d] for d in g) for g in groups]
+    op = memref.CollapseShapeOp(
+        operands=[buffer],
+        result_types=[MemRefType(t.element_type, sizes)],
+        properties={"reassociation": ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])},
+    )
+    return emitter.emit(op).results[0]
+
+
+def _copy_slice(emitter: KernelEmitter, src: SSAValue, out: SSAValue, axis: int, start: int) -> None:
+    out_shape = out.type.get_shape()  # type: ignore[attr-defined]
+    shift = start * prod(out_shape[axis + 1:])
+    if prod(out_shape[:axis]) == 1:
+        # One contiguous block: a memref.copy (memcpy) into a subview.
+        flat_in, flat_out = _collapsed(emitter, src, 0), _collapsed(emitter, out, 0)
+        n = flat_in.type.get_shape()[0]  # type: ignore[attr-defined]
+        view_t = memref.SubviewOp.infer_result_type(flat_out.type, [shift], [n], [1])  # type: ignore[arg-type]
+        view = emitter.emit(memref.SubviewOp.get(flat_out, [shift], [n], [1], view_t)).results[0]
+        emitter.emit_here(memref.CopyOp(flat_in, view))
+        return
+    flat_in, flat_out = _collapsed(emitter, src, axis), _collapsed(emitter, out, axis)
+    in_shape = flat_in.type.get_shape()  # type: ignore[attr-defined]
+
+    def row(o: SSAValue) -> None:
+        def body(j: SSAValue) -> None:
+            value = emitter.load(flat_in, [o, j])
+            emitter.store(value, flat_out, [o, emitter.idx_add(j, emitter.index(shift)) if shift else j])
+
+        emitter.loop(in_shape[-1], body)
+
+    emitter.loop(in_shape[0], row)
 
 
 def emit_kernel(
@@ -341,7 +428,11 @@ def emit_kernel(
         gemm.packed = entry.args[len(in_types) - 1] if gemm.pack_b else None
         emit_gemm(emitter, gemm, spec.roots[0], out_args[0])
     for root, out in zip(spec.roots, out_args):
-        if gemm is None:
+        if gemm is not None:
+            continue
+        if isinstance(root.owner, graph.ConcatOp) and root not in sources:
+            store_concat(emitter, root.owner, out, sources)
+        else:
             emitter.store_nest(root, out, preferred_loop_order(root, sources))
     if emitter.rerun:
         sweep_dead_ops(entry)
@@ -352,12 +443,14 @@ def emit_kernel(
 
 
 def lower_graph_to_loop(module: ModuleOp) -> None:
-    """Replace every graph function of ``module`` by its kernels and driver."""
+    """Replace every graph function of ``module`` by its kernels and driver;
+    identical kernels, in one function or several, are emitted once."""
+    cache = KernelCache()
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         if not is_graph_function(fn):
             continue
         try:
-            new_ops = FunctionLowering(fn, fn.sym_name.data).build()
+            new_ops = FunctionLowering(fn, fn.sym_name.data, cache).build()
         except LoweringError as err:
             raise DiagnosticException(f"lower-graph-to-loop: {err}") from None
         block = module.body.block

@@ -337,8 +337,15 @@ class KernelEmitter:
         """The innermost iv of the output nest being emitted, and its extent."""
         return self._innermost
 
-    def store_nest(self, value: SSAValue, buffer: SSAValue, loop_order: Sequence[int] | None = None) -> None:
-        """Compute every element of ``value`` and store it into ``buffer``."""
+    def store_nest(
+        self,
+        value: SSAValue,
+        buffer: SSAValue,
+        loop_order: Sequence[int] | None = None,
+        offset: Sequence[int] | None = None,
+    ) -> None:
+        """Compute every element of ``value`` and store it into ``buffer``,
+        shifted by ``offset`` (per dimension) when given."""
         assert isinstance(value.type, TensorType) and isinstance(buffer.type, MemRefType)
         shape = value.type.get_shape()
         order = list(range(len(shape))) if loop_order is None else list(loop_order)
@@ -348,7 +355,10 @@ class KernelEmitter:
             if k == len(order):
                 idx = [ivs[d] for d in range(len(shape))]
                 v = self.value_at(value, idx)
-                self.emit_here(memref.StoreOp.get(v, buffer, idx))
+                at = idx if offset is None else [
+                    self.idx_add(i, self.index(o)) if o else i for i, o in zip(idx, offset, strict=True)
+                ]
+                self.emit_here(memref.StoreOp.get(v, buffer, at))
                 return
             for_op, scope = self._open_loop(shape[order[k]], ())
             ivs[order[k]] = scope.block.args[0]

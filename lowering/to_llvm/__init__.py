@@ -37,7 +37,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
-from graphopt.lowering.expand_math import ExpandMathPass
+from graphopt.lowering.expand_math import expand_math
 from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
 from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
 from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError
@@ -92,16 +92,17 @@ class LowerLoopToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_level(op, self.name, LOOP)
-        ConvertLoopToLLVMPass(self.max_inline_constant_bytes).apply(ctx, op)
+        # The level is checked once here, not again by every step.
+        ConvertLoopToLLVMPass(self.max_inline_constant_bytes).convert(op)
         # xDSL's convert-scf-to-cf patterns, applied in one walk.
         ConversionPass.run(op, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})
-        ExpandMathPass().apply(ctx, op)
-        ConvertArithToLLVMPass().apply(ctx, op)
-        ConvertMathToLLVMPass().apply(ctx, op)
-        ConvertVectorToLLVMPass().apply(ctx, op)
-        ConvertMemRefToLLVMPass(self.bounds_check).apply(ctx, op)
-        ConvertCfToLLVMPass().apply(ctx, op)
-        ConvertFuncToLLVMPass().apply(ctx, op)
+        expand_math(op)
+        ConvertArithToLLVMPass().convert(op)
+        ConvertMathToLLVMPass().convert(op)
+        ConvertVectorToLLVMPass().convert(op)
+        ConvertMemRefToLLVMPass(self.bounds_check).convert(op)
+        ConvertCfToLLVMPass().convert(op)
+        ConvertFuncToLLVMPass().convert(op)
         ConversionPass.run(op, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()})
         check_lowered(op)
 

@@ -14,6 +14,7 @@ converted.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -140,11 +141,19 @@ def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
                 use.operation.operands[use.index] = cast.results[0]
 
 
+@functools.lru_cache(maxsize=4096)
+def int_attr(value: int, t: IntegerType) -> IntegerAttr:
+    """An ``IntegerAttr``, built once per value and type (building one checks
+    its range, and the conversions ask for the same few indices again and
+    again)."""
+    return IntegerAttr(value, t)
+
+
 def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Attribute) -> SSAValue:
     """Insert an ``llvm.mlir.constant`` of scalar type ``t``."""
     t = llvm_type(t)
     if isinstance(t, IntegerType):
-        attr: Attribute = IntegerAttr(int(bool(value)) if t.width.data == 1 else int(value), t)
+        attr: Attribute = int_attr(int(bool(value)) if t.width.data == 1 else int(value), t)
     else:
         attr = FloatAttr(float(value), t)  # type: ignore[arg-type]
     op = llvm.ConstantOp(attr, t)
@@ -176,6 +185,11 @@ class ConversionPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_lowered(op, self.name)
+        self.convert(op)
+
+    def convert(self, op: ModuleOp) -> None:
+        """The conversion without the level check (``lower-loop-to-llvm``
+        checks the level once for all its steps)."""
         self.run(op, self.patterns())
 
     @staticmethod

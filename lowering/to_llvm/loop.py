@@ -66,6 +66,10 @@ class ConvertLoopToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_lowered(op, self.name)
+        self.convert(op)
+
+    def convert(self, op: ModuleOp) -> None:
+        """The conversion without the level check."""
         globals_ = {g.sym_name.data: g for g in op.ops if isinstance(g, memref.GlobalOp)}
         funcs = [f for f in op.ops if isinstance(f, func.FuncOp)]
         drivers = {f.sym_name.data: f for f in funcs if loop.get_driver_abi(f) is not None}

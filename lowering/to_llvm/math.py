@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import Float32Type, Float64Type, ModuleOp
@@ -29,7 +28,6 @@ from graphopt.lowering.to_llvm.scalar import (
     const,
     declare_externals,
 )
-from graphopt.transforms.levels import require_lowered
 
 HANDLERS: dict[type[Operation], Handler] = {}
 # Overloaded intrinsics by their mangled names (``llvm.sqrt.f32``): xDSL's
@@ -113,8 +111,7 @@ HANDLERS[mathd.Atan2Op] = _libm("atan2")
 class ConvertMathToLLVMPass(ConversionPass):
     name = "convert-math-to-llvm"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        require_lowered(op, self.name)
+    def convert(self, op: ModuleOp) -> None:
         pattern = ScalarPattern(HANDLERS)
         ConversionPass.run(op, dict.fromkeys(HANDLERS, pattern))
         declare_externals(op, pattern.externals)

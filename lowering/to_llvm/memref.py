@@ -14,6 +14,11 @@
   ``internal`` ``llvm.mlir.global`` with its dense initializer (``constant``
   when the memref global is), zero-initialised when it has none.
 * ``memref.copy``: ``llvm.memcpy``.
+* ``memref.collapse_shape`` (identity layouts): the same pointer;
+  ``memref.subview`` with static offsets and unit strides: a
+  ``getelementptr`` to its first element.  A strided memref is only copied
+  (``memref.copy`` into a contiguous subview); loads and stores need identity
+  layouts.
 """
 
 from __future__ import annotations
@@ -53,7 +58,6 @@ from graphopt.lowering.to_llvm.common import (
     static_memref,
     storage_type,
 )
-from graphopt.transforms.levels import require_lowered
 
 BOUNDS_FLAG = "graphopt_bounds_error"
 NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
@@ -130,6 +134,37 @@ class ViewPattern(RewritePattern):
             dyn = as_llvm(rewriter, op.byte_shift, at)
             gep = llvm.GEPOp(src, [llvm.GEP_USE_SSA_VAL], i8, [dyn], inbounds=True)
             replace_with_llvm(rewriter, op, [gep], gep.results)
+
+
+class CollapseShapePattern(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.CollapseShapeOp, rewriter: PatternRewriter, /) -> None:
+        static_memref(op.src.type, "memref.collapse_shape")
+        static_memref(op.result.type, "memref.collapse_shape")
+        replace_with_llvm(rewriter, op, [], [as_llvm(rewriter, op.src, InsertPoint.before(op))])
+
+
+class SubviewPattern(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.SubviewOp, rewriter: PatternRewriter, /) -> None:
+        src_t = static_memref(op.source.type, "memref.subview source")
+        offsets, strides = op.static_offsets.get_values(), op.static_strides.get_values()
+        if op.offsets or op.sizes or op.strides or any(s != 1 for s in strides):
+            raise LoopToLLVMError("memref.subview: only static offsets and sizes with unit strides are supported")
+        linear = 0
+        for off, dim in zip(offsets, src_t.get_shape(), strict=True):
+            linear = linear * dim + off
+        src = as_llvm(rewriter, op.source, InsertPoint.before(op))
+        if linear == 0:
+            replace_with_llvm(rewriter, op, [], [src])
+            return
+        st = storage_type(src_t.element_type)
+        if linear < 2**31:  # a constant GEP index is an i32
+            gep = llvm.GEPOp(src, [linear], st, inbounds=True)
+        else:
+            index = const(rewriter, InsertPoint.before(op), linear, i64)
+            gep = llvm.GEPOp(src, [llvm.GEP_USE_SSA_VAL], st, [index], inbounds=True)
+        replace_with_llvm(rewriter, op, [gep], gep.results)
 
 
 class AllocaPattern(RewritePattern):
@@ -212,11 +247,11 @@ class ConvertMemRefToLLVMPass(ConversionPass):
             memref.LoadOp: access, memref.StoreOp: access, memref.ViewOp: ViewPattern(),
             memref.AllocaOp: AllocaPattern(), memref.GetGlobalOp: GetGlobalPattern(),
             memref.GlobalOp: GlobalPattern(), memref.CopyOp: CopyPattern(),
+            memref.CollapseShapeOp: CollapseShapePattern(), memref.SubviewOp: SubviewPattern(),
         }  # fmt: skip
 
-    def apply(self, ctx, op) -> None:
-        require_lowered(op, self.name)
-        super().apply(ctx, op)
+    def convert(self, op) -> None:
+        super().convert(op)
         if self.bounds_check and any(isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in op.walk()):
             flag = llvm.GlobalOp(i8, BOUNDS_FLAG, "common", value=IntegerAttr(0, i8))
             op.body.block.add_op(flag)

@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from graphopt.lowering.to_llvm.common import as_llvm, cast_back, const as _const, llvm_type
+from graphopt.lowering.to_llvm.common import as_llvm, cast_back, const as _const, int_attr, llvm_type
 
 
 class Emitter:
@@ -87,7 +87,7 @@ Handler = Callable[[Emitter, Operation, list[SSAValue]], list[SSAValue]]
 
 
 def _icmp(e: Emitter, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
-    p = IntegerAttr(llvm.ICmpPredicateFlag(pred).to_int(), i64)
+    p = int_attr(llvm.ICmpPredicateFlag(pred).to_int(), i64)
     return e.emit(llvm.ICmpOp(a, b, p)).results[0]
 
 
