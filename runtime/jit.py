@@ -7,7 +7,9 @@ MCJIT engine for the host.  The :class:`JITModule` owns the engine: keep it
 alive while any function address obtained from it is in use.
 
 libm is loaded permanently into LLVM's symbol search space so calls to
-``tanhf``/``erff``/... emitted by ``lower-loop-to-llvm`` resolve.
+``tanhf``/``erff``/... emitted by ``lower-loop-to-llvm`` resolve, and so is
+libgomp, whose ``GOMP_parallel`` runs the parallel loops (its worker threads
+persist between calls).
 """
 
 from __future__ import annotations
@@ -39,12 +41,13 @@ def _initialise() -> None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         llvm.initialize_native_asmparser()
-        libm = ctypes.util.find_library("m")
-        if libm:
-            try:
-                llvm.load_library_permanently(libm)
-            except RuntimeError:  # the process already has libm through numpy
-                pass
+        for lib in ("m", "gomp"):
+            path = ctypes.util.find_library(lib)
+            if path:
+                try:
+                    llvm.load_library_permanently(path)
+                except RuntimeError:  # the process already has it
+                    pass
         _initialised = True
 
 
