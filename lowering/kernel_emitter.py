@@ -403,12 +403,23 @@ class KernelEmitter:
             ivs[order[k]] = scope.block.args[0]
             if k == len(order) - 1:
                 self._innermost = (scope.block.args[0], shape[order[k]])
+                innermost.append(for_op)
             with self.at(scope):
                 level(k + 1)
             self._close_loop(for_op, scope, ())
 
+        innermost: list[Operation] = []
         level(0)
         self._innermost = None
+        # No outer loop to split: the innermost one is split when each of its
+        # elements is a loop of its own (a reduction), which LLVM does not
+        # vectorise across elements, so a chunk boundary changes nothing.
+        if par is None and innermost and isinstance(for_op := innermost[0], scf.ForOp):
+            inner = [o for o in for_op.body.walk() if isinstance(o, scf.ForOp | scf.ParallelOp)]
+            if self.wants_parallel(shape[order[-1]]) and inner and not any(
+                isinstance(o, scf.ParallelOp) for o in inner
+            ):
+                _to_parallel(for_op)
 
     def _parallel_level(self, extents: Sequence[int]) -> int | None:
         """The loop of a nest run in parallel: the outermost but the innermost
@@ -437,6 +448,23 @@ class KernelEmitter:
 
     def idx_rem(self, a: SSAValue, c: int) -> SSAValue:
         return self.emit(arith.RemUIOp(a, self.index(c))).results[0]
+
+
+def _to_parallel(for_op: scf.ForOp) -> None:
+    """Turn a finished ``scf.for`` without carried values into ``scf.parallel``."""
+    body = for_op.body.block
+    yield_op = body.last_op
+    assert isinstance(yield_op, scf.YieldOp)
+    yield_op.detach()
+    yield_op.erase()
+    body.add_op(scf.ReduceOp())
+    region = for_op.detach_region(for_op.body)
+    par = scf.ParallelOp([for_op.lb], [for_op.ub], [for_op.step], region)
+    block = for_op.parent_block()
+    assert block is not None
+    block.insert_op_before(par, for_op)
+    for_op.detach()
+    for_op.erase()
 
 
 def _num_elements(t: MemRefType) -> int:

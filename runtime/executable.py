@@ -13,7 +13,8 @@ for a module already at the llvm level: each driver is described by its
 ``num_threads`` (both functions; default :func:`default_num_threads`, the
 cores this process may run on) is how many threads the parallel loops use.
 It is written once into the compiled module's ``graphopt_num_threads``
-global, which every parallel loop reads when it starts; libgomp gives each
+global, which every parallel loop reads when it starts
+(``CompiledModule.num_threads`` changes it later); libgomp gives each
 calling thread its own persistent team, so concurrent calls stay
 independent.  Results do not depend on it (no reduction is split).
 
@@ -292,17 +293,32 @@ class CompiledModule:
     source: CompileSource | None
     """What ``graphopt.compile`` was given (kind and name), if it built this."""
 
-    num_threads: int
-    """The thread count the parallel loops run with (see the module docstring)."""
-
     def __init__(
-        self, functions: dict[str, CompiledFunction], jit: JITModule, llvm_ir: str, num_threads: int = 1
+        self,
+        functions: dict[str, CompiledFunction],
+        jit: JITModule,
+        llvm_ir: str,
+        threads_global: ctypes.c_int32 | None = None,
     ):
         self._functions = functions
         self.jit = jit
         self.llvm_ir = llvm_ir
         self.source = None
-        self.num_threads = num_threads
+        self._threads_global = threads_global
+        self._num_threads = 1
+
+    @property
+    def num_threads(self) -> int:
+        """The thread count of the parallel loops.  Setting it is safe at any
+        time: a parallel loop reads it once, when it starts, and its result
+        does not depend on it."""
+        return self._num_threads
+
+    @num_threads.setter
+    def num_threads(self, value: int) -> None:
+        self._num_threads = check_num_threads(value)
+        if self._threads_global is not None:
+            self._threads_global.value = value
 
     def function(self, entry: str | None = None) -> CompiledFunction:
         """The function ``entry``, or the only one when ``entry`` is ``None``."""
@@ -376,10 +392,13 @@ def compile_llvm_module(
         flag = ctypes.c_uint8.from_address(jit.engine.get_global_value_address(BOUNDS_FLAG))
         for f in functions.values():
             f.bounds_flag = flag
+    threads_global = None
     if any(isinstance(op, llvm.GlobalOp) and op.sym_name.data == NUM_THREADS_GLOBAL for op in module.ops):
         address = jit.engine.get_global_value_address(NUM_THREADS_GLOBAL)
-        ctypes.c_int32.from_address(address).value = threads
-    return CompiledModule(functions, jit, ir_text, threads)
+        threads_global = ctypes.c_int32.from_address(address)
+    compiled = CompiledModule(functions, jit, ir_text, threads_global)
+    compiled.num_threads = threads
+    return compiled
 
 
 def compile_loop_module(

@@ -9,8 +9,10 @@ lowering does:
   values it captures travel in a context struct the caller fills (one
   ``llvm.alloca`` in the caller's entry block, one field per value).
   Constants, globals and whatever is computed from them alone are re-created
-  in the outlined function instead; a stack buffer (``memref.alloca``) used
-  by parallel loops only is allocated by each thread, so it stays private;
+  in the outlined function instead.  A stack buffer (``memref.alloca``) is
+  allocated by each thread: the schedule uses them as scratch filled and read
+  within one iteration of the parallel loop (a row, a register tile, a
+  panel), so each thread's must be its own;
 * the outlined function splits the iteration space statically into one
   contiguous chunk per thread (``omp_get_thread_num``/``omp_get_num_threads``)
   and runs its chunk as an ``scf.for``: which thread runs an iteration never
@@ -79,15 +81,6 @@ def _defining_op(v: SSAValue) -> Operation | None:
     return v.owner if isinstance(v.owner, Operation) else None
 
 
-def _outside_parallel(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, scf.ParallelOp):
-            return False
-        parent = parent.parent_op()
-    return True
-
-
 class _Outliner:
     """Outlines one ``scf.parallel`` (see the module docstring)."""
 
@@ -106,8 +99,7 @@ class _Outliner:
         if isinstance(op, arith.ConstantOp | memref.GetGlobalOp | llvm.ConstantOp):
             ok = True
         elif isinstance(op, memref.AllocaOp):
-            # Private per thread when nothing but parallel loops uses it.
-            ok = all(not _outside_parallel(u.operation) for u in v.uses)
+            ok = True  # scratch: every thread gets its own
         elif op is not None and not op.regions and is_side_effect_free(op) and op.operands:
             ok = all(self._rematerialisable(o, seen) for o in op.operands)
         seen[v] = ok
