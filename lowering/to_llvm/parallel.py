@@ -9,10 +9,10 @@ lowering does:
   values it captures travel in a context struct the caller fills (one
   ``llvm.alloca`` in the caller's entry block, one field per value).
   Constants, globals and whatever is computed from them alone are re-created
-  in the outlined function instead.  A stack buffer (``memref.alloca``) is
-  allocated by each thread: the schedule uses them as scratch filled and read
-  within one iteration of the parallel loop (a row, a register tile, a
-  panel), so each thread's must be its own;
+  in the outlined function instead.  A stack buffer (``memref.alloca``) the
+  body stores to before it reads it is scratch (a row, a register tile, a
+  panel): each thread allocates its own.  One the body reads first carries
+  data in and is shared;
 * the outlined function splits the iteration space statically into one
   contiguous chunk per thread (``omp_get_thread_num``/``omp_get_num_threads``)
   and runs its chunk as an ``scf.for``: which thread runs an iteration never
@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, llvm, memref, scf
+from xdsl.dialects import arith, func, llvm, memref, scf, vector
 from xdsl.dialects.builtin import (
     AnyFloat,
     IndexType,
@@ -99,11 +99,20 @@ class _Outliner:
         if isinstance(op, arith.ConstantOp | memref.GetGlobalOp | llvm.ConstantOp):
             ok = True
         elif isinstance(op, memref.AllocaOp):
-            ok = True  # scratch: every thread gets its own
+            ok = self._written_first(v)
         elif op is not None and not op.regions and is_side_effect_free(op) and op.operands:
             ok = all(self._rematerialisable(o, seen) for o in op.operands)
         seen[v] = ok
         return ok
+
+    def _written_first(self, buf: SSAValue) -> bool:
+        """Whether the loop body's first access to ``buf`` is a store: then it
+        is scratch and each thread gets its own; a buffer read first carries
+        data in and is shared."""
+        for inner in self.par.body.walk():
+            if buf in inner.operands:
+                return isinstance(inner, memref.StoreOp | vector.StoreOp) and inner.operands[1] is buf
+        return True
 
     def _clone_into_body(self, v: SSAValue) -> SSAValue:
         if v in self.clones:
