@@ -187,7 +187,8 @@ def main() -> None:
     header = f"{'kernel':22}{'system':11}{'thr':>4}{'CPU':>10}{'wall':>10}{'rate':>14}{'vs ort':>8}{'% peak':>8}"
     print(header)
     for k in kernels:
-        fn = graphopt.compile(k.module, opt_level=2)["f"]
+        compiled = graphopt.compile(k.module, opt_level=2)
+        fn = compiled["f"]
         model = export(k.module)
         sessions = {t: harness.ort_session(model, t) for t in harness.THREADS}
         want = k.numpy_fn(*k.inputs)
@@ -201,7 +202,7 @@ def main() -> None:
             errors[k.name] = {"graph-opt": max_rel_error(got, want64), "onnxruntime": max_rel_error(ort_out, want64)}
         contenders = []
         for t in harness.THREADS:
-            contenders.append(harness.Contender("graph-opt", t, lambda fn=fn: fn(*k.inputs)))
+            contenders.append(harness.Contender("graph-opt", t, harness.graph_opt_call(compiled, fn, t, k.inputs)))
             contenders.append(harness.Contender("numpy", t, lambda: k.numpy_fn(*k.inputs)))
             contenders.append(harness.Contender("onnxruntime", t, harness.ort_call(sessions[t], k.inputs)))
         harness.measure(contenders, args.repeats)

@@ -22,7 +22,10 @@ hand-written loop IR cannot crash or hang the process):
   ``inputs..., outputs..., workspace`` as its ``#loop.abi`` says;
 * an ``scf.for`` with a constant step must have a positive step (a zero or
   negative step would never end); a non-constant step must be positive at run
-  time;
+  time; the same holds for ``scf.parallel``, the schedule's parallel loop,
+  which ``lower-loop-to-llvm`` runs on a thread pool when it is
+  one-dimensional without reductions (its iterations must write separate
+  elements);
 * a ``memref.load``/``memref.store`` index that is a constant must lie inside
   the memref; an index computed at run time is trusted, unless the module is
   lowered with ``lower-loop-to-llvm{bounds-check=true}``, which guards every
@@ -227,6 +230,11 @@ def check_loop_level_op(op: Operation) -> None:
         step = constant_index(op.step)
         if step is not None and step <= 0:
             raise VerifyException(f"scf.for step must be positive, got the constant {step}")
+    elif isinstance(op, scf.ParallelOp):
+        for s in op.step:
+            step = constant_index(s)
+            if step is not None and step <= 0:
+                raise VerifyException(f"scf.parallel step must be positive, got the constant {step}")
     elif isinstance(op, memref.LoadOp | memref.StoreOp):
         t = op.memref.type
         if isinstance(t, MemRefType):

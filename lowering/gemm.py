@@ -328,7 +328,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
                     copy_panel(batch, j0)
                 row_loop(batch, a_b, b_b, j0, jb, nvec, cols)
 
-            em.loop(count, jb_body)
+            em.loop(count, jb_body, parallel=True)
 
     def rows_of_block(mb: SSAValue | None, count: int, first_tile: int):
         def row_loop(batch, a_b, b_b, j0, jb, nvec, cols):
@@ -349,7 +349,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) 
 
     def one_batch(batch) -> None:
         if blocks > 1:
-            em.loop(blocks, lambda mb: run_panels(batch, rows_of_block(mb, per_block, 0)))
+            em.loop(blocks, lambda mb: run_panels(batch, rows_of_block(mb, per_block, 0)), parallel=True)
         elif blocks == 1:
             run_panels(batch, rows_of_block(None, per_block, 0))
         if tail_tiles:

@@ -33,6 +33,20 @@ memo hit).  A demand is only handed up when no loop was opened since the
 driver began, so unwinding loses nothing but a few pure scalar ops, which
 :func:`sweep_dead_ops` removes; a ``value_at`` inside a loop a rule has just
 opened starts a driver of its own.
+
+Parallel loops
+--------------
+The schedule marks the outer loop of a big enough nest parallel: it is built
+as a one-dimensional ``scf.parallel`` instead of ``scf.for``
+(``lower-loop-to-llvm`` runs it on the thread pool, see
+``lowering.to_llvm.parallel``).  :meth:`KernelEmitter.store_nest` picks the
+outermost loop that is not the innermost one (so vectorised inner loops and
+their remainders are the same whatever the thread count) with enough
+iterations; GEMM kernels mark their outer panel loops.  Only loops whose
+iterations write disjoint output elements are marked, and no reduction loop
+is ever parallel, so results are bitwise identical for every thread count.
+A loop requested inside a parallel one, or in a kernel touching fewer than
+``MIN_PARALLEL_ELEMENTS`` elements in its largest buffer, stays serial.
 """
 
 from __future__ import annotations
@@ -50,7 +64,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     TensorType,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.traits import is_side_effect_free
 
 from graphopt import errors, rules
@@ -63,6 +77,15 @@ class LoweringError(errors.LoweringError):
 
 MAX_INLINE_DEPTH = 16
 """Rules evaluated inside one another before a demand goes to the worklist."""
+
+
+MIN_PARALLEL_ELEMENTS = 1 << 16
+"""Kernels whose largest buffer is smaller run on one thread: waking the
+pool costs more than the work."""
+
+MIN_PARALLEL_TRIPS = 2
+PREFERRED_PARALLEL_TRIPS = 8
+"""``store_nest`` prefers an outer loop with at least this many iterations."""
 
 
 class _Pending(Exception):
@@ -132,6 +155,10 @@ class KernelEmitter:
         self._depth = 0  # rules being evaluated, one inside the other
         self._drivers: list[_Driver] = []
         self.rerun = False  # a rule was re-run: dead scalar ops may be left
+        self._in_parallel = 0  # parallel loops open around the current scope
+        self.parallel_allowed = max(
+            (_num_elements(a.type) for a in entry.args if isinstance(a.type, MemRefType)), default=0
+        ) >= MIN_PARALLEL_ELEMENTS
 
     # -- placement ---------------------------------------------------------------
 
@@ -266,12 +293,22 @@ class KernelEmitter:
 
     # -- loops -------------------------------------------------------------------------
 
+    def wants_parallel(self, trips: int) -> bool:
+        """Whether a loop of ``trips`` iterations asked to be parallel will be."""
+        return self.parallel_allowed and not self._in_parallel and trips >= MIN_PARALLEL_TRIPS
+
     def _open_loop(
-        self, extent: int, inits: Sequence[SSAValue], start: int = 0
-    ) -> tuple[scf.ForOp, Scope]:
+        self, extent: int, inits: Sequence[SSAValue], start: int = 0, parallel: bool = False
+    ) -> tuple[scf.ForOp | scf.ParallelOp, Scope]:
         lb, ub, step = self.index(start), self.index(extent), self.index(1)
         block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
-        for_op = scf.ForOp(lb, ub, step, list(inits), block)
+        for_op: scf.ForOp | scf.ParallelOp
+        if parallel:
+            assert not inits
+            for_op = scf.ParallelOp([lb], [ub], [step], Region(block))
+            self._in_parallel += 1
+        else:
+            for_op = scf.ForOp(lb, ub, step, list(inits), block)
         self.current.insert(for_op)
         self.current.open_loops.append(for_op)
         if self._drivers:
@@ -281,8 +318,14 @@ class KernelEmitter:
             self.scope_of[arg] = scope
         return for_op, scope
 
-    def _close_loop(self, for_op: scf.ForOp, scope: Scope, yielded: Sequence[SSAValue]) -> None:
-        scope.block.add_op(scf.YieldOp(*yielded))
+    def _close_loop(
+        self, for_op: scf.ForOp | scf.ParallelOp, scope: Scope, yielded: Sequence[SSAValue]
+    ) -> None:
+        if isinstance(for_op, scf.ParallelOp):
+            scope.block.add_op(scf.ReduceOp())
+            self._in_parallel -= 1
+        else:
+            scope.block.add_op(scf.YieldOp(*yielded))
         parent = scope.parent
         assert parent is not None and parent.open_loops[-1] is for_op
         parent.open_loops.pop()
@@ -311,9 +354,14 @@ class KernelEmitter:
 
         return level(0, [], list(inits))
 
-    def loop(self, extent: int, body: Callable[[SSAValue], None], start: int = 0) -> None:
-        """A loop over ``range(start, extent)`` whose ``body(iv)`` has effects (stores)."""
-        for_op, scope = self._open_loop(extent, (), start)
+    def loop(
+        self, extent: int, body: Callable[[SSAValue], None], start: int = 0, parallel: bool = False
+    ) -> None:
+        """A loop over ``range(start, extent)`` whose ``body(iv)`` has effects
+        (stores); ``parallel`` asks for an ``scf.parallel`` (the iterations
+        must write disjoint elements), granted as :meth:`wants_parallel` says."""
+        parallel = parallel and self.wants_parallel(extent - start)
+        for_op, scope = self._open_loop(extent, (), start, parallel)
         with self.at(scope):
             body(scope.block.args[0])
         self._close_loop(for_op, scope, ())
@@ -350,6 +398,7 @@ class KernelEmitter:
         shape = value.type.get_shape()
         order = list(range(len(shape))) if loop_order is None else list(loop_order)
         ivs: dict[int, SSAValue] = {}
+        par = self._parallel_level([shape[d] for d in order])
 
         def level(k: int) -> None:
             if k == len(order):
@@ -360,16 +409,37 @@ class KernelEmitter:
                 ]
                 self.emit_here(memref.StoreOp.get(v, buffer, at))
                 return
-            for_op, scope = self._open_loop(shape[order[k]], ())
+            for_op, scope = self._open_loop(shape[order[k]], (), parallel=k == par)
             ivs[order[k]] = scope.block.args[0]
             if k == len(order) - 1:
                 self._innermost = (scope.block.args[0], shape[order[k]])
+                innermost.append(for_op)
             with self.at(scope):
                 level(k + 1)
             self._close_loop(for_op, scope, ())
 
+        innermost: list[Operation] = []
         level(0)
         self._innermost = None
+        # No outer loop to split: the innermost one is split when each of its
+        # elements is a loop of its own (a reduction), which LLVM does not
+        # vectorise across elements, so a chunk boundary changes nothing.
+        if par is None and innermost and isinstance(for_op := innermost[0], scf.ForOp):
+            inner = [o for o in for_op.body.walk() if isinstance(o, scf.ForOp | scf.ParallelOp)]
+            if self.wants_parallel(shape[order[-1]]) and inner and not any(
+                isinstance(o, scf.ParallelOp) for o in inner
+            ):
+                _to_parallel(for_op)
+
+    def _parallel_level(self, extents: Sequence[int]) -> int | None:
+        """The loop of a nest run in parallel: the outermost but the innermost
+        with ``PREFERRED_PARALLEL_TRIPS`` iterations, else with two."""
+        outer = list(extents[:-1])
+        for least in (PREFERRED_PARALLEL_TRIPS, MIN_PARALLEL_TRIPS):
+            for k, e in enumerate(outer):
+                if e >= least and self.wants_parallel(e):
+                    return k
+        return None
 
     # -- index arithmetic ------------------------------------------------------------
 
@@ -388,6 +458,30 @@ class KernelEmitter:
 
     def idx_rem(self, a: SSAValue, c: int) -> SSAValue:
         return self.emit(arith.RemUIOp(a, self.index(c))).results[0]
+
+
+def _to_parallel(for_op: scf.ForOp) -> None:
+    """Turn a finished ``scf.for`` without carried values into ``scf.parallel``."""
+    body = for_op.body.block
+    yield_op = body.last_op
+    assert isinstance(yield_op, scf.YieldOp)
+    yield_op.detach()
+    yield_op.erase()
+    body.add_op(scf.ReduceOp())
+    region = for_op.detach_region(for_op.body)
+    par = scf.ParallelOp([for_op.lb], [for_op.ub], [for_op.step], region)
+    block = for_op.parent_block()
+    assert block is not None
+    block.insert_op_before(par, for_op)
+    for_op.detach()
+    for_op.erase()
+
+
+def _num_elements(t: MemRefType) -> int:
+    n = 1
+    for d in t.get_shape():
+        n *= d
+    return n
 
 
 def sweep_dead_ops(block: Block) -> None:

@@ -50,7 +50,7 @@ from graphopt.errors import (
     PipelineError,
 )
 from graphopt.plugins import available_passes, load_plugins, project_context
-from graphopt.runtime.executable import CompiledModule, compile_llvm_module
+from graphopt.runtime.executable import CompiledModule, check_num_threads, compile_llvm_module
 from graphopt.diagnostics import LocatedParser, verify_located
 from graphopt.transforms.levels import GRAPH, LOOP, module_levels
 from graphopt.transforms.pipelines import (
@@ -217,6 +217,7 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     llvm_opt_level: Literal[0, 1, 2, 3] = 3,
     bounds_check: bool = False,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
+    num_threads: int | None = None,
 ) -> CompiledModule:
     """Compile a graph-level model to native code (see the module docstring).
 
@@ -228,8 +229,12 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     in bounds with a check: a call that goes out of bounds raises
     ``BoundsError`` instead of touching memory it does not own.
     ``input_shapes`` (``{"data": [1, 3, 224, 224]}``) set the dynamic input
-    dimensions of an ``.onnx`` model.
+    dimensions of an ``.onnx`` model.  ``num_threads`` (an int >= 1; default:
+    the cores available to the process) is how many threads the parallel
+    loops use; results are bitwise the same for every count.
     """
+    if num_threads is not None:
+        check_num_threads(num_threads)
     if isinstance(llvm_opt_level, bool) or llvm_opt_level not in (0, 1, 2, 3):
         raise ArgumentError(f"llvm_opt_level must be 0, 1, 2 or 3, got {llvm_opt_level!r}")
     if isinstance(plugins, (str, os.PathLike, ModuleType)):
@@ -241,7 +246,7 @@ def compile(  # noqa: A001 - the natural name of the public entry point
         max_inline_constant_bytes=max_inline_constant_bytes, bounds_check=bounds_check,
     )  # fmt: skip
     try:
-        compiled = compile_llvm_module(module, opt_level=llvm_opt_level)
+        compiled = compile_llvm_module(module, opt_level=llvm_opt_level, num_threads=num_threads)
     except GraphOptError:
         raise
     except DiagnosticException as err:

@@ -10,6 +10,14 @@ module is left untouched; with ``clone=False`` it is lowered in place.
 for a module already at the llvm level: each driver is described by its
 ``#loop.abi`` attribute (:mod:`graphopt.runtime.abi`), nothing else.
 
+``num_threads`` (both functions; default :func:`default_num_threads`, the
+cores this process may run on) is how many threads the parallel loops use.
+It is written once into the compiled module's ``graphopt_num_threads``
+global, which every parallel loop reads when it starts
+(``CompiledModule.num_threads`` changes it later); libgomp gives each
+calling thread its own persistent team, so concurrent calls stay
+independent.  Results do not depend on it (no reduction is split).
+
 A :class:`CompiledFunction` is called with the driver's inputs -- by
 position, by name (``f(x=a)``; an unnamed argument is ``arg<i>``), or as an
 onnxruntime-style feed ``f.run(None, {"x": a})`` -- as numpy arrays of exactly the declared shape and dtype (``i1`` <-> ``bool``,
@@ -28,6 +36,7 @@ runtime.
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -41,6 +50,7 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 
 from graphopt.lowering.to_llvm import emit_llvm_ir, lower_loop_to_llvm
 from graphopt.lowering.to_llvm.memref import BOUNDS_FLAG
+from graphopt.lowering.to_llvm.parallel import NUM_THREADS_GLOBAL
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
 from graphopt.errors import ArgumentError
 from graphopt.runtime.jit import JITModule, compile_llvm_ir
@@ -55,11 +65,28 @@ __all__ = [
     "CompiledFunction",
     "CompiledModule",
     "aligned_empty",
+    "check_num_threads",
+    "default_num_threads",
     "compile_loop_module",
     "compile_llvm_module",
 ]
 
 ALIGNMENT = 64
+
+
+def default_num_threads() -> int:
+    """The number of cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def check_num_threads(num_threads: object) -> int:
+    """``num_threads`` if it is an int >= 1, else one clear ``ArgumentError``."""
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 1:
+        raise ArgumentError(f"num_threads must be an integer >= 1, got {num_threads!r}")
+    return num_threads
 
 
 def aligned_empty(shape: Sequence[int], dtype: np.dtype, align: int = ALIGNMENT) -> np.ndarray:
@@ -266,11 +293,32 @@ class CompiledModule:
     source: CompileSource | None
     """What ``graphopt.compile`` was given (kind and name), if it built this."""
 
-    def __init__(self, functions: dict[str, CompiledFunction], jit: JITModule, llvm_ir: str):
+    def __init__(
+        self,
+        functions: dict[str, CompiledFunction],
+        jit: JITModule,
+        llvm_ir: str,
+        threads_global: ctypes.c_int32 | None = None,
+    ):
         self._functions = functions
         self.jit = jit
         self.llvm_ir = llvm_ir
         self.source = None
+        self._threads_global = threads_global
+        self._num_threads = 1
+
+    @property
+    def num_threads(self) -> int:
+        """The thread count of the parallel loops.  Setting it is safe at any
+        time: a parallel loop reads it once, when it starts, and its result
+        does not depend on it."""
+        return self._num_threads
+
+    @num_threads.setter
+    def num_threads(self, value: int) -> None:
+        self._num_threads = check_num_threads(value)
+        if self._threads_global is not None:
+            self._threads_global.value = value
 
     def function(self, entry: str | None = None) -> CompiledFunction:
         """The function ``entry``, or the only one when ``entry`` is ``None``."""
@@ -327,9 +375,12 @@ class CompiledModule:
         return f"<CompiledModule {', '.join(self._functions)}{origin}>"
 
 
-def compile_llvm_module(module: ModuleOp, opt_level: int = 3) -> CompiledModule:
+def compile_llvm_module(
+    module: ModuleOp, opt_level: int = 3, num_threads: int | None = None
+) -> CompiledModule:
     """JIT-compile an llvm-level module; its drivers are read from their
     ``#loop.abi`` attributes and from nothing else."""
+    threads = default_num_threads() if num_threads is None else check_num_threads(num_threads)
     drivers = read_drivers(module)
     ir_text = emit_llvm_ir(module)
     jit = compile_llvm_ir(ir_text, opt_level=opt_level)
@@ -341,7 +392,13 @@ def compile_llvm_module(module: ModuleOp, opt_level: int = 3) -> CompiledModule:
         flag = ctypes.c_uint8.from_address(jit.engine.get_global_value_address(BOUNDS_FLAG))
         for f in functions.values():
             f.bounds_flag = flag
-    return CompiledModule(functions, jit, ir_text)
+    threads_global = None
+    if any(isinstance(op, llvm.GlobalOp) and op.sym_name.data == NUM_THREADS_GLOBAL for op in module.ops):
+        address = jit.engine.get_global_value_address(NUM_THREADS_GLOBAL)
+        threads_global = ctypes.c_int32.from_address(address)
+    compiled = CompiledModule(functions, jit, ir_text, threads_global)
+    compiled.num_threads = threads
+    return compiled
 
 
 def compile_loop_module(
@@ -351,10 +408,13 @@ def compile_loop_module(
     opt_level: int = 3,
     clone: bool = True,
     bounds_check: bool = False,
+    num_threads: int | None = None,
 ) -> CompiledModule:
     """Lower a loop-level module to LLVM (``lower-loop-to-llvm``), compile it
     and wrap its drivers."""
+    if num_threads is not None:
+        check_num_threads(num_threads)
     if clone:
         module = module.clone()
     lower_loop_to_llvm(module, max_inline_constant_bytes, bounds_check)
-    return compile_llvm_module(module, opt_level=opt_level)
+    return compile_llvm_module(module, opt_level=opt_level, num_threads=num_threads)

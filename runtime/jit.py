@@ -7,12 +7,17 @@ MCJIT engine for the host.  The :class:`JITModule` owns the engine: keep it
 alive while any function address obtained from it is in use.
 
 libm is loaded permanently into LLVM's symbol search space so calls to
-``tanhf``/``erff``/... emitted by ``lower-loop-to-llvm`` resolve.
+``tanhf``/``erff``/... emitted by ``lower-loop-to-llvm`` resolve, and so is
+libgomp, whose ``GOMP_parallel`` runs the parallel loops (its worker threads
+persist between calls).  Unless ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` is
+set, ``OMP_WAIT_POLICY=PASSIVE`` is set before libgomp loads: idle workers
+sleep instead of spinning (no effect if the process loaded libgomp before).
 """
 
 from __future__ import annotations
 
 import ctypes.util
+import os
 import threading
 from dataclasses import dataclass, field
 
@@ -39,12 +44,20 @@ def _initialise() -> None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         llvm.initialize_native_asmparser()
-        libm = ctypes.util.find_library("m")
-        if libm:
-            try:
-                llvm.load_library_permanently(libm)
-            except RuntimeError:  # the process already has libm through numpy
-                pass
+        # libgomp reads its environment when it loads.  Its default is to
+        # spin-wait after every parallel loop, which on a shared machine
+        # takes the CPU from other processes (and doubled the CPU time of a
+        # 2-thread ResNet-50 call there); threads that sleep cost a wake-up
+        # of microseconds per loop instead.  The user's choice wins.
+        if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
+            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+        for lib in ("m", "gomp"):
+            path = ctypes.util.find_library(lib)
+            if path:
+                try:
+                    llvm.load_library_permanently(path)
+                except RuntimeError:  # the process already has it
+                    pass
         _initialised = True
 
 

@@ -6,7 +6,10 @@
 The model goes through ``graphopt.compile``'s pass pipeline with every
 constant embedded in the library (see ``graphopt.runtime.aot``); the header
 declares each driver with its argument shapes and dtypes and its workspace
-size.  Errors are one diagnostic and exit status 1.
+size.  A model with parallel loops links libgomp (``-lgomp``) and exports
+``int32_t graphopt_num_threads``: the thread count, ``--threads N`` or else
+0, libgomp's default (``OMP_NUM_THREADS``, or every core); the program may
+set it before a call.  Errors are one diagnostic and exit status 1.
 """
 
 from __future__ import annotations
@@ -28,7 +31,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--header", help="the C header to write (default: the library's name with .h)")
     parser.add_argument("-O", dest="opt_level", default="2", metavar="LEVEL", help="optimization level 0-3 (default 2)")
     parser.add_argument("-p", "--passes", default="", help="extra passes after the -O pipeline")
+    parser.add_argument("--threads", type=_threads, default=None, metavar="N",
+                        help="threads for the parallel loops (default 0: libgomp's default)")
     return parser
+
+
+def _threads(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a thread count >= 1, got '{text}'")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -37,7 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         args = build_parser().parse_args(argv)
         header = args.header or str(Path(args.output).with_suffix(".h"))
-        compile_library(args.input, args.output, header, pipeline=args.passes, opt_level=args.opt_level)
+        compile_library(
+            args.input, args.output, header, pipeline=args.passes, opt_level=args.opt_level,
+            num_threads=args.threads,
+        )  # fmt: skip
         return 0
 
     return run_tool("graph-compile", body)

@@ -188,6 +188,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _threads(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a thread count >= 1, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a thread count >= 1, got {value}")
+    return value
+
+
 def is_onnx_path(path: str) -> bool:
     """An ``.onnx`` model goes through the ONNX frontend (imported on demand)."""
     return str(path).lower().endswith(".onnx")
@@ -209,6 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "exactly this file (written only if the run succeeds)")
     p.add_argument("--check", action="store_true", help="compare with the reference interpreter")
     p.add_argument("--bench", type=_positive, metavar="N", default=None, help="time N calls of each")
+    p.add_argument("--threads", type=_threads, metavar="N", default=None,
+                   help="threads for the parallel loops (default: the cores available)")
     p.add_argument("-p", "--passes", action="append", default=[], metavar="PIPELINE",
                    help="graph-level pass pipeline to run first; repeatable (appends)")
     p.add_argument("-O", dest="opt_level", metavar="LEVEL", default=None,
@@ -305,7 +317,7 @@ class Session:
         if group is not None and timing is not None:
             timing.end(group)
         start = time.perf_counter()
-        compiled = compile_llvm_module(module)
+        compiled = compile_llvm_module(module, num_threads=self.args.threads)
         self.instrument.step("LLVM compile", time.perf_counter() - start, depth=0)
         if name not in compiled:
             raise UserError(f"@{name} did not compile to a driver (the module has "

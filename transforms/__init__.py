@@ -21,6 +21,7 @@ PASS_LOCATIONS: dict[str, tuple[str, str]] = {
     "lower-graph-to-loop": ("graphopt.lowering.graph_to_loop", "LowerGraphToLoopPass"),
     "lower-loop-to-llvm": ("graphopt.lowering.to_llvm", "LowerLoopToLLVMPass"),
     "convert-loop-to-llvm": ("graphopt.lowering.to_llvm.loop", "ConvertLoopToLLVMPass"),
+    "convert-parallel-to-llvm": ("graphopt.lowering.to_llvm.parallel", "ConvertParallelToLLVMPass"),
     "convert-arith-to-llvm": ("graphopt.lowering.to_llvm.arith", "ConvertArithToLLVMPass"),
     "convert-math-to-llvm": ("graphopt.lowering.to_llvm.math", "ConvertMathToLLVMPass"),
     "convert-memref-to-llvm": ("graphopt.lowering.to_llvm.memref", "ConvertMemRefToLLVMPass"),

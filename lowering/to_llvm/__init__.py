@@ -4,15 +4,18 @@
 
 1. ``convert-loop-to-llvm``: the driver ABI; large constants become driver
    arguments recorded in ``#loop.abi`` (:mod:`.loop`);
-2. ``convert-scf-to-cf``: xDSL's own pass; ``scf.for`` becomes a header block
+2. ``convert-parallel-to-llvm``: each ``scf.parallel`` is outlined into a
+   function over a context struct and run on libgomp's persistent thread pool
+   (``GOMP_parallel``; :mod:`.parallel`);
+3. ``convert-scf-to-cf``: xDSL's own pass; ``scf.for`` becomes a header block
    (``arith.cmpi slt``), a body ending in ``arith.addi`` and a branch back;
-3. ``expand-math`` (:mod:`graphopt.lowering.expand_math`): f32 exp, log,
+4. ``expand-math`` (:mod:`graphopt.lowering.expand_math`): f32 exp, log,
    tanh and erf become vectorisable polynomials;
-4. ``convert-arith-to-llvm``, ``convert-math-to-llvm`` (libm where LLVM has no
+5. ``convert-arith-to-llvm``, ``convert-math-to-llvm`` (libm where LLVM has no
    intrinsic), ``convert-vector-to-llvm``, ``convert-memref-to-llvm``,
    ``convert-cf-to-llvm``, ``convert-func-to-llvm`` (:mod:`.arith`,
    :mod:`.math`, :mod:`.vector`, :mod:`.memref`, :mod:`.cf`, :mod:`.func`);
-5. ``reconcile-unrealized-casts``: xDSL's pass removes the casts the
+6. ``reconcile-unrealized-casts``: xDSL's pass removes the casts the
    conversions placed between converted and not yet converted values.
 
 The result holds only top-level ``llvm.func`` and ``llvm.mlir.global`` ops, so
@@ -45,6 +48,7 @@ from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
 from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
+from graphopt.lowering.to_llvm.parallel import ConvertParallelToLLVMPass, outline_parallel
 from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
 from graphopt.transforms.levels import LOOP, require_level
 
@@ -59,6 +63,7 @@ __all__ = [
 
 CONVERSION_PASSES: tuple[type[ModulePass], ...] = (
     ConvertLoopToLLVMPass,
+    ConvertParallelToLLVMPass,
     ConvertArithToLLVMPass,
     ConvertMathToLLVMPass,
     ConvertVectorToLLVMPass,
@@ -94,6 +99,7 @@ class LowerLoopToLLVMPass(ModulePass):
         require_level(op, self.name, LOOP)
         # The level is checked once here, not again by every step.
         ConvertLoopToLLVMPass(self.max_inline_constant_bytes).convert(op)
+        outline_parallel(op)
         # xDSL's convert-scf-to-cf patterns, applied in one walk.
         ConversionPass.run(op, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})
         expand_math(op)

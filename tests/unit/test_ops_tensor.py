@@ -25,6 +25,7 @@ from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.compile import parse_text
 from graphopt.runtime.reference import interpret
+from threads_check import call_threaded, compile_threaded
 from graphopt.transforms.fold_constants import fold_constants
 
 RNG = np.random.default_rng(4321)
@@ -58,8 +59,7 @@ def check(
     reference == ``expected`` when given."""
     module = build(fn, inputs)
     want = interpret(module, *inputs)
-    got = graphopt.compile(module)["f"](*inputs)
-    got = list(got) if isinstance(got, tuple) else [got]
+    got = call_threaded(compile_threaded(module), inputs)
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert g.shape == w.shape and g.dtype == w.dtype

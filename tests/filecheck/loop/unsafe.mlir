@@ -53,3 +53,18 @@ func.func @view_past_workspace(%ws: memref<128xi8>) {
   %v = memref.view %ws[%c64][] : memref<128xi8> to memref<32xf32>
   func.return
 }
+
+// -----
+
+func.func @parallel_zero_step(%o: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %v = arith.constant 1.0 : f32
+  // expected-error @+1 {{scf.parallel step must be positive, got the constant 0}}
+  "scf.parallel"(%c0, %c4, %c0) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%i: index):
+    memref.store %v, %o[%i] : memref<4xf32>
+    scf.reduce
+  }) : (index, index, index) -> ()
+  func.return
+}

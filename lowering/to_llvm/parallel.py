@@ -1,0 +1,345 @@
+"""``convert-parallel-to-llvm``: ``scf.parallel`` onto libgomp's thread pool.
+
+Runs right after ``convert-loop-to-llvm``, before ``scf`` becomes ``cf``.
+Each one-dimensional ``scf.parallel`` without reductions (what the schedule
+emits, see ``lowering.kernel_emitter``) is outlined, as MLIR's OpenMP
+lowering does:
+
+* the body moves into a new private function ``@<kernel>_par<i>(ptr)``; the
+  values it captures travel in a context struct the caller fills (one
+  ``llvm.alloca`` in the caller's entry block, one field per value).
+  Constants, globals and whatever is computed from them alone are re-created
+  in the outlined function instead.  A stack buffer (``memref.alloca``) the
+  body stores to before it reads it is scratch (a row, a register tile, a
+  panel): each thread allocates its own.  One the body reads first carries
+  data in and is shared;
+* the outlined function splits the iteration space statically into one
+  contiguous chunk per thread (``omp_get_thread_num``/``omp_get_num_threads``)
+  and runs its chunk as an ``scf.for``: which thread runs an iteration never
+  changes what it computes;
+* the caller reads the thread count from the module global
+  ``graphopt_num_threads`` (an ``i32`` the runtime sets; 0 = libgomp's
+  default, ``OMP_NUM_THREADS`` or every core), caps it at the trip count, and
+  calls ``GOMP_parallel(fn, ctx, n, 0)``, or ``fn(ctx)`` directly for one
+  thread.
+
+libgomp keeps its worker threads between calls (one team per calling
+thread), so no thread is created per call.  The JIT loads ``libgomp``; a
+shared library links ``-lgomp``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, llvm, memref, scf, vector
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    IndexType,
+    IntegerType,
+    VectorType,
+    IntegerAttr,
+    ModuleOp,
+    UnrealizedConversionCastOp,
+    i32,
+    i64,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import is_side_effect_free
+
+from graphopt.lowering.to_llvm.common import PTR, LoopToLLVMError, llvm_type
+from graphopt.lowering.to_llvm.scalar import declare_externals
+from graphopt.transforms.levels import require_lowered
+
+__all__ = ["NUM_THREADS_GLOBAL", "ConvertParallelToLLVMPass", "outline_parallel"]
+
+NUM_THREADS_GLOBAL = "graphopt_num_threads"
+"""The ``i32`` the runtime sets to the thread count (0: libgomp's default)."""
+
+_EXTERNALS = {
+    "GOMP_parallel": llvm.LLVMFunctionType([PTR, PTR, i32, i32]),
+    "omp_get_thread_num": llvm.LLVMFunctionType([], i32),
+    "omp_get_num_threads": llvm.LLVMFunctionType([], i32),
+}
+
+
+def _enclosing_func(op: Operation) -> func.FuncOp:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        parent = parent.parent_op()
+    if parent is None:
+        raise LoopToLLVMError("scf.parallel outside a function is not supported")
+    return parent
+
+
+def _inside(op: Operation | None, region_op: Operation) -> bool:
+    return op is not None and region_op.is_ancestor(op)
+
+
+def _defining_op(v: SSAValue) -> Operation | None:
+    return v.owner if isinstance(v.owner, Operation) else None
+
+
+class _Outliner:
+    """Outlines one ``scf.parallel`` (see the module docstring)."""
+
+    def __init__(self, par: scf.ParallelOp, name: str):
+        self.par, self.name = par, name
+        self.clones: dict[SSAValue, SSAValue] = {}
+        self.body = Block(arg_types=[PTR])
+        self.passed: list[SSAValue] = []
+
+    def _rematerialisable(self, v: SSAValue, seen: dict[SSAValue, bool]) -> bool:
+        """Computed from constants alone (re-created in the outlined function)."""
+        if v in seen:
+            return seen[v]
+        op = _defining_op(v)
+        ok = False
+        if isinstance(op, arith.ConstantOp | memref.GetGlobalOp | llvm.ConstantOp):
+            ok = True
+        elif isinstance(op, memref.AllocaOp):
+            ok = self._written_first(v)
+        elif op is not None and not op.regions and is_side_effect_free(op) and op.operands:
+            ok = all(self._rematerialisable(o, seen) for o in op.operands)
+        seen[v] = ok
+        return ok
+
+    def _written_first(self, buf: SSAValue) -> bool:
+        """Whether the loop body's first access to ``buf`` is a store: then it
+        is scratch and each thread gets its own; a buffer read first carries
+        data in and is shared."""
+        for inner in self.par.body.walk():
+            if buf in inner.operands:
+                return isinstance(inner, memref.StoreOp | vector.StoreOp) and inner.operands[1] is buf
+        return True
+
+    def _clone_into_body(self, v: SSAValue) -> SSAValue:
+        if v in self.clones:
+            return self.clones[v]
+        op = _defining_op(v)
+        assert op is not None
+        operands = [self._clone_into_body(o) for o in op.operands]
+        new = op.clone(value_mapper={o: n for o, n in zip(op.operands, operands)})
+        self.body.add_op(new)
+        for old, res in zip(op.results, new.results):
+            self.clones[old] = res
+        return self.clones[v]
+
+    def captured(self) -> list[SSAValue]:
+        """Values the body (and the bounds) use from outside, in first-use order."""
+        par = self.par
+        values: dict[SSAValue, None] = {}
+        for v in (par.lowerBound[0], par.upperBound[0], par.step[0]):
+            values[v] = None
+        for inner in par.body.walk():
+            for v in inner.operands:
+                owner = v.owner
+                where = owner if isinstance(owner, Operation) else owner.parent_op()
+                if not _inside(where, par) and where is not par:
+                    values.setdefault(v, None)
+        return list(values)
+
+    def outline(self) -> func.FuncOp:
+        par = self.par
+        captured = self.captured()
+        seen: dict[SSAValue, bool] = {}
+        remat = [v for v in captured if self._rematerialisable(v, seen)]
+        self.passed = [v for v in captured if v not in set(remat)]
+        fields = [llvm_type(v.type) for v in self.passed]
+        self.offsets, self.ctx_bytes = _layout(fields)
+        ctx = self.body.args[0]
+        mapping: dict[SSAValue, SSAValue] = {}
+        for i, v in enumerate(self.passed):
+            gep = llvm.GEPOp(ctx, [self.offsets[i] // _byte_size(fields[i])], fields[i])
+            load = llvm.LoadOp(gep, fields[i])
+            self.body.add_ops([gep, load])
+            value = load.dereferenced_value
+            if fields[i] != v.type:
+                cast = UnrealizedConversionCastOp.get([value], [v.type])
+                self.body.add_op(cast)
+                value = cast.results[0]
+            mapping[v] = value
+        for v in remat:
+            mapping[v] = self._clone_into_body(v)
+
+        lb, ub, step = (mapping[v] for v in (par.lowerBound[0], par.upperBound[0], par.step[0]))
+        tid = llvm.CallOp("omp_get_thread_num", return_type=i32)
+        nt = llvm.CallOp("omp_get_num_threads", return_type=i32)
+        self.body.add_ops([tid, nt])
+        ops: list[Operation] = []
+
+        def add(op: Operation) -> SSAValue:
+            ops.append(op)
+            return op.results[0]
+
+        index = IndexType()
+        tid_i = add(arith.IndexCastOp(tid.returned, index))
+        nt_i = add(arith.IndexCastOp(nt.returned, index))
+        trips = _trip_count(add, lb, ub, step)
+        chunk = add(arith.CeilDivSIOp(trips, nt_i))
+        begin = add(arith.MinSIOp(add(arith.MuliOp(tid_i, chunk)), trips))
+        end = add(arith.MinSIOp(add(arith.AddiOp(begin, chunk)), trips))
+        one = add(arith.ConstantOp.from_int_and_width(1, index))
+        self.body.add_ops(ops)
+
+        loop_block = Block(arg_types=[index])
+        t = loop_block.args[0]
+        iv_ops = [mul := arith.MuliOp(t, step), iv := arith.AddiOp(lb, mul)]
+        loop_block.add_ops(iv_ops)
+        old_block = par.body.block
+        old_block.args[0].replace_all_uses_with(iv.result)
+        for inner in list(old_block.ops):
+            inner.detach()
+            if isinstance(inner, scf.ReduceOp):
+                inner.erase()
+                continue
+            loop_block.add_op(inner)
+        loop_block.add_op(scf.YieldOp())
+        self.body.add_ops([scf.ForOp(begin, end, one, [], loop_block), func.ReturnOp()])
+        # The moved ops now read the outlined function's copies.
+        for old, new in mapping.items():
+            for use in list(old.uses):
+                if self._in_body(use.operation):
+                    use.operation.operands[use.index] = new
+        return func.FuncOp(self.name, ([PTR], []), Region(self.body), visibility="private")
+
+    def _in_body(self, op: Operation) -> bool:
+        block = op.parent_block()
+        while block is not None:
+            if block is self.body:
+                return True
+            parent = block.parent_op()
+            block = parent.parent_block() if parent is not None else None
+        return False
+
+    def call_site(self, entry: Block) -> list[Operation]:
+        """What replaces the ``scf.parallel``: fill the context, run the pool."""
+        par = self.par
+        # Pointer-sized slots: an opaque pointer, as every field access expects.
+        size = llvm.ConstantOp(IntegerAttr(max(-(-self.ctx_bytes // 8), 1), i64), i64)
+        alloca = llvm.AllocaOp(size, PTR, alignment=64)
+        first = entry.first_op
+        if first is None:
+            entry.add_ops([size, alloca])
+        else:
+            entry.insert_ops_before([size, alloca], first)
+        ctx = alloca.res
+        ops: list[Operation] = []
+
+        def add(op: Operation) -> SSAValue:
+            ops.append(op)
+            return op.results[0] if op.results else None  # type: ignore[return-value]
+
+        for i, v in enumerate(self.passed):
+            value = v
+            if llvm_type(v.type) != v.type:
+                value = add(UnrealizedConversionCastOp.get([v], [llvm_type(v.type)]))
+            t = llvm_type(v.type)
+            gep = add(llvm.GEPOp(ctx, [self.offsets[i] // _byte_size(t)], t))
+            add(llvm.StoreOp(value, gep))
+        g = add(llvm.AddressOfOp(NUM_THREADS_GLOBAL, PTR))
+        nt = add(arith.IndexCastOp(add(llvm.LoadOp(g, i32)), IndexType()))
+        trips = _trip_count(add, par.lowerBound[0], par.upperBound[0], par.step[0])
+        over = add(arith.CmpiOp(nt, trips, "sgt"))
+        team = add(arith.SelectOp(over, trips, nt))
+        one = add(arith.ConstantOp.from_int_and_width(1, IndexType()))
+        serial = add(arith.CmpiOp(team, one, "sle"))
+        team32 = arith.IndexCastOp(team, i32)
+        fn = llvm.AddressOfOp(self.name, PTR)
+        flags = llvm.ConstantOp(IntegerAttr(0, i32), i32)
+        pool = llvm.CallOp("GOMP_parallel", fn, ctx, team32, flags)
+        add(scf.IfOp(
+            serial, [],
+            [func.CallOp(self.name, [ctx], []), scf.YieldOp()],
+            [team32, fn, flags, pool, scf.YieldOp()],
+        ))  # fmt: skip
+        return ops
+
+
+def _layout(fields: list) -> tuple[list[int], int]:
+    """Byte offsets of the context fields, each a multiple of its size (so a
+    field is addressed as element ``offset / size`` of its own type), and the
+    context's size."""
+    offsets, at = [], 0
+    for t in fields:
+        size = _byte_size(t)
+        at = -(-at // size) * size
+        offsets.append(at)
+        at += size
+    return offsets, at
+
+
+def _byte_size(t) -> int:
+    if isinstance(t, VectorType):
+        if isinstance(t.element_type, IntegerType) and t.element_type.width.data == 1:
+            raise LoopToLLVMError(f"scf.parallel cannot capture a value of type {t}")
+        n = 1
+        for d in t.get_shape():
+            n *= d
+        size = max(1, n * _byte_size(t.element_type))
+        return 1 << (size - 1).bit_length()  # LLVM's allocation size
+    if isinstance(t, IntegerType):
+        return max(1, (t.width.data + 7) // 8)
+    if isinstance(t, AnyFloat):
+        return t.bitwidth // 8
+    return 8  # pointers
+
+
+def _trip_count(add, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
+    zero = add(arith.ConstantOp.from_int_and_width(0, IndexType()))
+    span = add(arith.SubiOp(ub, lb))
+    return add(arith.MaxSIOp(add(arith.CeilDivSIOp(span, step)), zero))
+
+
+def outline_parallel(module: ModuleOp) -> None:
+    """Outline every ``scf.parallel`` of ``module`` (innermost first)."""
+    pars = [op for op in module.walk() if isinstance(op, scf.ParallelOp)]
+    if not pars:
+        return
+    counters: dict[str, int] = {}
+    taken = {op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp | llvm.FuncOp)}
+    for par in reversed(pars):
+        if len(par.lowerBound) != 1 or par.initVals or par.res:
+            raise LoopToLLVMError(
+                "lower-loop-to-llvm runs only one-dimensional scf.parallel loops without "
+                f"reductions; this one has {len(par.lowerBound)} dimension(s) and "
+                f"{len(par.initVals)} reduction(s)"
+            )
+        owner = _enclosing_func(par)
+        base = owner.sym_name.data
+        while True:
+            i = counters.get(base, 0)
+            counters[base] = i + 1
+            name = f"{base}_par{i}"
+            if name not in taken:
+                break
+        taken.add(name)
+        outliner = _Outliner(par, name)
+        outlined = outliner.outline()
+        owner.parent_block().insert_op_before(outlined, owner)  # type: ignore[union-attr]
+        parent_block = par.parent_block()
+        assert parent_block is not None
+        parent_block.insert_ops_before(outliner.call_site(owner.body.blocks[0]), par)
+        par.detach()
+        par.erase()
+    # Stack buffers every parallel loop now allocates for itself.
+    for op in list(module.walk()):
+        if isinstance(op, memref.AllocaOp) and not op.memref.uses:
+            op.detach()
+            op.erase()
+    declare_externals(module, _EXTERNALS)
+    if not any(isinstance(g, llvm.GlobalOp) and g.sym_name.data == NUM_THREADS_GLOBAL for g in module.ops):
+        module.body.block.add_op(
+            llvm.GlobalOp(i32, NUM_THREADS_GLOBAL, "common", value=IntegerAttr(0, i32), alignment=4)
+        )
+
+
+@dataclass(frozen=True)
+class ConvertParallelToLLVMPass(ModulePass):
+    name = "convert-parallel-to-llvm"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        require_lowered(op, self.name)
+        outline_parallel(op)

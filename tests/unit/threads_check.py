@@ -1,0 +1,38 @@
+"""Compiled-vs-reference checks at 1 and 2 threads.
+
+``compile_threaded`` compiles with every loop nest the schedule can split
+made parallel (the small-kernel threshold lowered to nothing), so the tiny
+shapes of the op tests run the parallel code; ``call_threaded`` calls at 2
+threads and at 1 and asserts that both are bitwise equal before the caller
+compares them with the reference."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+import graphopt
+from graphopt.lowering import kernel_emitter
+
+
+def compile_threaded(module, **kwargs):
+    saved = kernel_emitter.MIN_PARALLEL_ELEMENTS
+    kernel_emitter.MIN_PARALLEL_ELEMENTS = 0
+    try:
+        return graphopt.compile(module, **kwargs)
+    finally:
+        kernel_emitter.MIN_PARALLEL_ELEMENTS = saved
+
+
+def call_threaded(compiled, inputs: Sequence[np.ndarray], entry: str = "f") -> list[np.ndarray]:
+    """The outputs at 1 thread, after checking they equal those at 2 bit for bit."""
+    results = []
+    for n in (2, 1):
+        compiled.num_threads = n
+        out = compiled[entry](*inputs)
+        results.append(list(out) if isinstance(out, tuple) else [out])
+    for two, one in zip(*results):
+        assert two.dtype == one.dtype and two.shape == one.shape
+        np.testing.assert_array_equal(two.reshape(-1).view(np.uint8), one.reshape(-1).view(np.uint8))
+    return results[1]
