@@ -40,6 +40,7 @@ from xdsl.ir import SSAValue
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph_base import GraphOp, tensor_of
+from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
 LANES = 16
@@ -78,6 +79,9 @@ class GemmPlan:
     def matmul(self) -> GraphOp:
         return self.anchor
 
+    def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
+        return packed_global(const, name)
+
 
 def find_matmul(root: SSAValue) -> GraphOp | None:
     """The matmul under ``root``, looking through an elementwise epilogue of
@@ -95,7 +99,7 @@ def find_matmul(root: SSAValue) -> GraphOp | None:
     return None
 
 
-def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan | None:
+def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan | ConvPlan | None:
     """The schedule decision: a :class:`GemmPlan` or ``None`` (today's path).
 
     ``sources`` maps kernel-level values to their buffers; ``constants`` maps a
@@ -105,15 +109,16 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     mm = find_matmul(roots[0])
     if mm is None:
         return None
+    if any(tensor_of(v).element_type != f32 for v in (*mm.operands, mm.results[0])):
+        return None
+    plan: GemmPlan | ConvPlan | None
     if isinstance(mm, graph.Conv2dOp):
-        plan = _pointwise_conv_plan(mm)
+        plan = _pointwise_conv_plan(mm) or plan_conv(mm, constants)
     else:
         plan = _matmul_plan(mm, constants)
-    if plan is None or any(tensor_of(v).element_type != f32 for v in (plan.a, plan.b, mm.results[0])):
+    if plan is None or not all(isinstance(sources.get(v), SSAValue) for v in (plan.a, plan.b)):
         return None
-    if not all(isinstance(sources.get(v), SSAValue) for v in (plan.a, plan.b)):
-        return None
-    if plan.n < MIN_N or plan.m * plan.n * plan.k < MIN_FLOP_VOLUME:
+    if isinstance(plan, GemmPlan) and (plan.n < MIN_N or plan.m * plan.n * plan.k < MIN_FLOP_VOLUME):
         return None
     return plan
 
@@ -187,6 +192,12 @@ def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
 # --------------------------------------------------------------------------
 
 
+def set_tile(em: KernelEmitter, tile: tuple | None) -> None:
+    """Announce (or withdraw) the register tile the epilogue reads: ``(anchor,
+    output indices, tile buffer, row, column)``."""
+    em.gemm_tile = tile
+
+
 def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue | None:
     """The micro-kernel's result for ``op`` at ``idx``, if ``idx`` is the tile
     nest's own ``(batch..., i, j)``; ``None`` otherwise (the caller computes it)."""
@@ -197,8 +208,11 @@ def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue 
     return em.load(buf, [r, c])
 
 
-def emit_gemm(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) -> None:
+def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out: SSAValue) -> None:
     """The whole output nest of a GEMM kernel (see the module docstring)."""
+    if isinstance(plan, ConvPlan):
+        emit_conv_gemm(em, plan, root, out)
+        return
     mm = plan.anchor
     batch_shape = plan.batch_shape
     a_buf = em.sources[plan.a]
