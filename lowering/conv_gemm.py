@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
+    BytesAttr,
     DenseIntOrFPElementsAttr,
     MemRefType,
     StringAttr,
@@ -67,6 +68,8 @@ MAX_XQ_BYTES = 4 * 1024 * 1024
 #: Smallest output channels per group for the GEMM form (depthwise is not a GEMM).
 MIN_OG = 16
 MIN_FLOP_VOLUME = 32 * 32 * 32
+#: Kernels with more taps than this loop over the kernel rows (code size).
+UNROLL_TAPS = 1
 
 
 @dataclass
@@ -96,6 +99,8 @@ class ConvPlan:
     phases: list[tuple[int, int]] = field(default_factory=list)
     hq: int = 0
     wq: int = 0
+    nx: int = 1  # column phases
+    loop_ky: bool = False
 
     @property
     def k(self) -> int:
@@ -109,7 +114,7 @@ class ConvPlan:
         """The weight as ``[groups, panels, K, NR]``, zero-padded: read-only global."""
         packed = pack_conv_weight(np.asarray(const.reference()[0], dtype=np.float32), self.groups)
         t = TensorType(f32, packed.shape)
-        attr = DenseIntOrFPElementsAttr.from_list(t, packed.reshape(-1).tolist())
+        attr = DenseIntOrFPElementsAttr(t, BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
         return memref.GlobalOp.get(
             StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
         )
@@ -141,19 +146,34 @@ def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
         conv, conv.input, conv.weight, const is not None and const.value is not None,
         groups, n_img, c, h, w, og, cg, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
     )  # fmt: skip
-    phases: dict[tuple[int, int], int] = {}
+    # Phases: the grid of the row phases and the column phases taps read.
+    ys = sorted({ky * dy % sy for ky in range(kh)})
+    xs = sorted({kx * dx % sx for kx in range(kw)})
+    plan.phases = [(py, px) for py in ys for px in xs]
     for ky in range(kh):
         for kx in range(kw):
             qy, py = divmod(ky * dy, sy)
             qx, px = divmod(kx * dx, sx)
-            slot = phases.setdefault((py, px), len(phases))
-            plan.taps.append((ky, kx, slot, qy, qx))
-    plan.phases = list(phases)
+            plan.taps.append((ky, kx, ys.index(py) * len(xs) + xs.index(px), qy, qx))
+    plan.nx = len(xs)
+    # Rows of taps run as a loop over ky (kx unrolled) when the row phase of
+    # tap ky is its own index: less code than unrolling every tap.
+    plan.loop_ky = kh > 1 and kh * kw > UNROLL_TAPS and ys == list(range(len(ys)))
     plan.hq = oh + max(t[3] for t in plan.taps)
     plan.wq = ow + max(t[4] for t in plan.taps)
     if c * len(plan.phases) * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
         return None
     return plan
+
+
+def channel_block(cg: int, taps: int) -> int:
+    """Channels per accumulation block: about BLOCK_PRODUCTS products, a
+    divisor of ``cg`` when one is near (no remainder block, less code)."""
+    cb = max(1, min(cg, BLOCK_PRODUCTS // taps))
+    for d in range(cb, max(1, cb // 2) - 1, -1):
+        if cg % d == 0:
+            return d
+    return cb
 
 
 # --------------------------------------------------------------------------
@@ -233,7 +253,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     tile = em.local_buffer([MR, NR], f32)
     ntaps = len(plan.taps)
     panel = None if plan.pack_b else em.local_buffer([plan.k, NR], f32)
-    cb = max(1, min(plan.cg, BLOCK_PRODUCTS // ntaps))
+    cb = channel_block(plan.cg, ntaps)
     nblocks, crem = divmod(plan.cg, cb)
 
     def copy_panel(g: SSAValue, o0: SSAValue, cols: int, width: int) -> None:
@@ -266,22 +286,35 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
                 em.emit_here(vector.StoreOp(zero_v, tile, [em.index(r), em.index(v * LANES)]))
 
         def block(c0: SSAValue, count: int) -> None:
-            def body(ivs, accs):
-                c = em.idx_add(c0, ivs[0])
+            def taps_at(c: SSAValue, ky: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
                 ch = em.idx_add(c_base, c)
                 nxt = list(accs)
-                for t, (_ky, _kx, slot, qy, qx) in enumerate(plan.taps):
-                    k = _add(em, em.idx_mul(c, ntaps), t)
+                for t, (tky, tkx, slot, qy, qx) in enumerate(plan.taps):
+                    if ky is None:
+                        k = _add(em, em.idx_mul(c, ntaps), t)
+                        i, s_at = _add(em, oy, qy), em.index(slot)
+                    elif tky == 0:  # one tap per column of row ky
+                        k = _add(em, em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), tkx)
+                        sy, dy = plan.stride[0], plan.dilation[0]
+                        yoff = em.idx_mul(ky, dy)
+                        i = em.idx_add(oy, em.idx_div(yoff, sy))
+                        s_at = _add(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
+                    else:
+                        continue
                     bs = [b_vector(g, jb, k, v) for v in range(nvec)]
-                    i = _add(em, oy, qy)
                     for r in range(rows):
-                        a = _load(em, xq, [ch, em.index(slot), i, _add(em, ox0, qx + r)])
+                        a = _load(em, xq, [ch, s_at, i, _add(em, ox0, qx + r)])
                         av = em.emit(vector.BroadcastOp(a, vt)).results[0]
                         for v in range(nvec):
                             nxt[r * nvec + v] = em.emit(vector.FMAOp(av, bs[v], nxt[r * nvec + v])).results[0]
                 return nxt
 
-            accs = em.reduce([count], [zero_v] * (rows * nvec), body)
+            def body(ivs, accs):
+                c = em.idx_add(c0, ivs[0])
+                return taps_at(c, ivs[1] if plan.loop_ky else None, accs)
+
+            extents = [count, plan.kh] if plan.loop_ky else [count]
+            accs = em.reduce(extents, [zero_v] * (rows * nvec), body)
             for r in range(rows):
                 for v in range(nvec):
                     at = [em.index(r), em.index(v * LANES)]

@@ -177,11 +177,11 @@ def pack_b_panels(b: np.ndarray) -> np.ndarray:
 
 def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
     """The compile-time packed copy of constant B, as a read-only global."""
-    from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
+    from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
 
     packed = pack_b_panels(np.asarray(const.reference()[0], dtype=np.float32))
     t = TensorType(f32, packed.shape)
-    attr = DenseIntOrFPElementsAttr.from_list(t, packed.reshape(-1).tolist())
+    attr = DenseIntOrFPElementsAttr(t, BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
     return memref.GlobalOp.get(
         StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
     )
@@ -202,7 +202,12 @@ def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue 
     """The micro-kernel's result for ``op`` at ``idx``, if ``idx`` is the tile
     nest's own ``(batch..., i, j)``; ``None`` otherwise (the caller computes it)."""
     tile = getattr(em, "gemm_tile", None)
-    if tile is None or tile[0] is not op or tuple(idx) != tile[1]:
+    if tile is None or tile[0] is not op or len(idx) != len(tile[1]):
+        return None
+    # An index into an axis of extent 1 is 0 whatever value names it
+    # (broadcasting epilogues read such axes at the constant 0).
+    shape = tensor_of(op.results[0]).get_shape()
+    if any(a is not b and d != 1 for a, b, d in zip(idx, tile[1], shape)):
         return None
     _, _, buf, r, c = tile
     return em.load(buf, [r, c])
