@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import memref, vector
+from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr, VectorType, f32
 from xdsl.ir import SSAValue
 
@@ -52,6 +52,10 @@ L2_BLOCK_BYTES = 512 * 1024
 #: Smallest M*N*K and N for which the micro-kernel is used.
 MIN_FLOP_VOLUME = 32 * 32 * 32
 MIN_N = LANES
+#: Products summed from zero in registers before they are added to the tile
+#: (blocked accumulation over K: the rounding error grows with the block
+#: length plus the number of blocks, not with K).
+K_BLOCK = 128
 #: Largest K x NR panel of a non-constant B copied to the stack per panel.
 PANEL_COPY_BYTES = 256 * 1024
 
@@ -265,10 +269,31 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                     nxt.append(em.emit(vector.FMAOp(av, bs[v], accs[r * nvec + v])).results[0])
             return nxt
 
-        accs = em.reduce([k], [zero_v] * (rows * nvec), body)
+        zeros = [zero_v] * (rows * nvec)
+        nkb, krem = divmod(k, K_BLOCK)
+        if nkb <= 1:  # one sequential sum over K
+            accs = em.reduce([k], zeros, body)
+            for r in range(rows):
+                for v in range(nvec):
+                    em.emit_here(vector.StoreOp(accs[r * nvec + v], tile_buf, [em.index(r), em.index(v * LANES)]))
+            return
+        # Blocked accumulation: each block of K_BLOCK products is summed from
+        # zero in registers, then added to the tile.
         for r in range(rows):
             for v in range(nvec):
-                em.emit_here(vector.StoreOp(accs[r * nvec + v], tile_buf, [em.index(r), em.index(v * LANES)]))
+                em.emit_here(vector.StoreOp(zero_v, tile_buf, [em.index(r), em.index(v * LANES)]))
+
+        def block(k0: SSAValue, count: int) -> None:
+            accs = em.reduce([count], zeros, lambda ivs, a: body([em.idx_add(k0, ivs[0])], a))
+            for r in range(rows):
+                for v in range(nvec):
+                    at = [em.index(r), em.index(v * LANES)]
+                    old = em.emit_here(vector.LoadOp(tile_buf, at, vt)).results[0]
+                    em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], tile_buf, at))
+
+        em.loop(nkb, lambda kb: block(em.idx_mul(kb, K_BLOCK), K_BLOCK))
+        if krem:
+            block(em.index(nkb * K_BLOCK), krem)
 
     def epilogue(batch, i0: SSAValue, j0: SSAValue, rows: int, cols: int) -> None:
         """out[batch, i0 + r, j0 + c] = root at those indices, T feeding the matmul."""
