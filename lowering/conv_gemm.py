@@ -63,6 +63,8 @@ MR = 8
 NR = 32
 #: Products summed from zero before they are added to the tile.
 BLOCK_PRODUCTS = 128
+#: More blocks than this are summed with compensation (Kahan).
+COMPENSATE_BLOCKS = 4
 #: Largest per-call padded input copy (a stack buffer).
 MAX_XQ_BYTES = 4 * 1024 * 1024
 #: Smallest output channels per group for the GEMM form (depthwise is not a GEMM).
@@ -255,6 +257,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     panel = None if plan.pack_b else em.local_buffer([plan.k, NR], f32)
     cb = channel_block(plan.cg, ntaps)
     nblocks, crem = divmod(plan.cg, cb)
+    comp = em.local_buffer([MR, NR], f32) if nblocks + (crem > 0) > COMPENSATE_BLOCKS else None
 
     def copy_panel(g: SSAValue, o0: SSAValue, cols: int, width: int) -> None:
         """panel[k, col] = w[g*Og + o0 + col, c, ky, kx], zero past ``cols``."""
@@ -283,7 +286,8 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
         c_base = em.idx_mul(g, plan.cg)
         for r in range(rows):
             for v in range(nvec):
-                em.emit_here(vector.StoreOp(zero_v, tile, [em.index(r), em.index(v * LANES)]))
+                for buf in (tile, comp) if comp is not None else (tile,):
+                    em.emit_here(vector.StoreOp(zero_v, buf, [em.index(r), em.index(v * LANES)]))
 
         def block(c0: SSAValue, count: int) -> None:
             def taps_at(c: SSAValue, ky: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
@@ -318,9 +322,18 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             for r in range(rows):
                 for v in range(nvec):
                     at = [em.index(r), em.index(v * LANES)]
-                    old = em.emit_here(vector.LoadOp(tile, at, vt)).results[0]
-                    s = em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0]
-                    em.emit_here(vector.StoreOp(s, tile, at))
+                    total = em.emit_here(vector.LoadOp(tile, at, vt)).results[0]
+                    if comp is None:
+                        em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(total, accs[r * nvec + v])).results[0], tile, at))
+                        continue
+                    # Compensated (Kahan) sum of the block sums: the error of
+                    # adding many blocks is carried in ``comp``, not lost.
+                    c = em.emit_here(vector.LoadOp(comp, at, vt)).results[0]
+                    y = em.emit(arith.SubfOp(accs[r * nvec + v], c)).results[0]
+                    t = em.emit(arith.AddfOp(total, y)).results[0]
+                    c2 = em.emit(arith.SubfOp(em.emit(arith.SubfOp(t, total)).results[0], y)).results[0]
+                    em.emit_here(vector.StoreOp(t, tile, at))
+                    em.emit_here(vector.StoreOp(c2, comp, at))
 
         if nblocks > 1:
             em.loop(nblocks, lambda b: block(em.idx_mul(b, cb), cb))
