@@ -40,7 +40,7 @@ from xdsl.ir import SSAValue
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph_base import GraphOp, tensor_of
-from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv
+from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv, plan_depthwise
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
 LANES = 16
@@ -121,7 +121,7 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
         return None
     plan: GemmPlan | ConvPlan | None
     if isinstance(mm, graph.Conv2dOp):
-        plan = _pointwise_conv_plan(mm) or plan_conv(mm, constants)
+        plan = _pointwise_conv_plan(mm) or plan_conv(mm, constants) or plan_depthwise(mm)
     else:
         plan = _matmul_plan(mm, constants)
     if plan is None or not all(isinstance(sources.get(v), SSAValue) for v in (plan.a, plan.b)):
@@ -202,7 +202,7 @@ def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
 
 def set_tile(em: KernelEmitter, tile: tuple | None) -> None:
     """Announce (or withdraw) the register tile the epilogue reads: ``(anchor,
-    output indices, tile buffer, row, column)``."""
+    output indices, tile buffer, *indices into the tile)``."""
     em.gemm_tile = tile
 
 
@@ -217,8 +217,8 @@ def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue 
     shape = tensor_of(op.results[0]).get_shape()
     if any(a is not b and d != 1 for a, b, d in zip(idx, tile[1], shape)):
         return None
-    _, _, buf, r, c = tile
-    return em.load(buf, [r, c])
+    _, _, buf, *at = tile
+    return em.load(buf, at)
 
 
 def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out: SSAValue) -> None:

@@ -71,11 +71,16 @@ SHAPES = [
     (1, 12, 8, 9, 33, 3, 1, (0, 2, 1, 0), 1, 1),  # asymmetric padding, 33 channels
     (1, 64, 6, 6, 64, 3, 1, (1, 1, 1, 1), 1, 4),  # four groups of 16
     (1, 40, 20, 20, 18, 2, 3, (1, 0, 0, 1), 1, 1),  # stride 3, even kernel, 40 channels (blocks + remainder)
+    (1, 72, 5, 5, 32, 3, 1, (1, 1, 1, 1), 1, 1),  # six channel blocks: compensated block sums
 ]
 
 
-@pytest.mark.parametrize("n,c,h,w,o,k,s,pads,d,g", SHAPES)
-@pytest.mark.parametrize("weights", ["constant", "input"])
+# Weights read from an input (copied per panel) for a few shapes, constant
+# (packed at compile time) for all.
+CASES = [(*s, "constant") for s in SHAPES] + [(*SHAPES[i], "input") for i in (0, 3, 7)]
+
+
+@pytest.mark.parametrize("n,c,h,w,o,k,s,pads,d,g,weights", CASES)
 def test_conv_as_implicit_gemm(n, c, h, w, o, k, s, pads, d, g, weights) -> None:
     xs, ws, bias = rand(n, c, h, w), rand(o, c // g, k, k), rand(o, 1, 1)
     b = GraphBuilder("f")
@@ -131,3 +136,22 @@ def test_weight_packing_layout() -> None:
     assert packed.shape == (2, 1, 12, NR)
     assert np.array_equal(packed[1, 0, :, :20], ws[20:].reshape(20, 12).T)
     assert not packed[:, :, :, 20:].any()
+
+
+# (C, H, W, k, pads, dilation): a 112-pixel row (one 64-pixel tile and a
+# 48-pixel one), a 9-pixel row, a 5x5 kernel, dilation 2.
+DEPTHWISE = [(32, 12, 112, 3, (1, 1, 1, 1), 1), (24, 20, 9, 3, (1, 1, 1, 1), 1), (8, 30, 30, 5, (2, 2, 2, 2), 1), (8, 30, 33, 3, (2, 1, 2, 1), 2)]
+
+
+@pytest.mark.parametrize("c,h,w,k,pads,d,weights", [(*s, "constant") for s in DEPTHWISE] + [(*DEPTHWISE[1], "input")])
+def test_depthwise_in_registers(c, h, w, k, pads, d, weights) -> None:
+    xs, ws, bias = rand(1, c, h, w), rand(c, 1, k, k), rand(c, 1, 1)
+    b = GraphBuilder("f")
+    x = b.input(xs.shape, name="x")
+    wv = b.constant(ws) if weights == "constant" else b.input(ws.shape, name="w")
+    y = b.conv2d(x, wv, (1, 1), pads, (d, d), c)
+    module = b.build(b.clip(b.add(y, b.constant(bias)), 0.0, 6.0))
+    assert uses_micro_kernel(module)
+    want = np.clip(conv_ref(xs, ws, (1, 1), pads, (d, d), c) + bias, 0, 6)
+    args = (xs,) if weights == "constant" else (xs, ws)
+    check(graphopt.compile(module, opt_level=2)["f"](*args), want)
