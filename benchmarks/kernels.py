@@ -156,6 +156,8 @@ def all_kernels() -> list[Kernel]:
         conv_kernel("conv3x3_64@56_s2", 64, 64, 56, 3, 2),
         conv_kernel("conv3x3_256@14_s1", 256, 256, 14, 3, 1),
         conv_kernel("conv3x3_256@14_s2", 256, 256, 14, 3, 2),
+        conv_kernel("conv3x3_512@7_s1", 512, 512, 7, 3, 1),  # 4,608 products per output
+        conv_kernel("conv7x7_3->64@224_s2", 3, 64, 224, 7, 2),  # the ResNet-50 stem
         conv_kernel("conv1x1_256->64@56", 256, 64, 56, 1, 1),
         conv_kernel("dwconv3x3_32@112", 32, 32, 112, 3, 1, groups=32),
     ]

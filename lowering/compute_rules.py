@@ -38,7 +38,7 @@ from graphopt.dialects.graph import (
     UnaryElementwiseOp,
     tensor_of,
 )
-from graphopt.lowering.gemm import tile_value
+from graphopt.lowering.register_tile import tile_value
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError
 
 ComputeRule = Callable[[KernelEmitter, GraphOp, int, list[SSAValue]], SSAValue]

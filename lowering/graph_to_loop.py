@@ -49,7 +49,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
-from graphopt.lowering.gemm import GemmPlan, emit_gemm, packed_global, plan_gemm
+from graphopt.lowering.gemm import GemmPlan, emit_gemm, plan_gemm
 from graphopt.lowering.kernel_cache import KernelCache
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
 from graphopt.transforms.levels import GRAPH, require_level
@@ -337,7 +337,7 @@ class FunctionLowering:
         constants = {spec.inner_of[v]: v.owner for v in buffer_inputs if isinstance(v.owner, ConstantOp)}
         plan = plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
         if plan is not None and plan.pack_b:
-            g = packed_global(constants[plan.b], f"{self.prefix}_packed{len(self.globals)}")
+            g = plan.packed_global(constants[plan.b], f"{self.prefix}_packed{len(self.globals)}")
             self.globals.append(g)
             get = memref.GetGlobalOp(g.sym_name.data, g.type)
             driver_block.add_op(get)

@@ -41,7 +41,7 @@ from graphopt.lowering.compute_rules import (
     s_sub,
 )
 from graphopt.lowering.kernel_emitter import KernelEmitter
-from graphopt.lowering.gemm import tile_value
+from graphopt.lowering.register_tile import tile_value
 from graphopt.lowering.rules_tensor import idx_add_const, idx_lt, idx_sub_const, select
 
 # --------------------------------------------------------------------------

@@ -113,8 +113,9 @@ def test_pointwise_conv_as_gemm(n: int, c: int, h: int, w: int, o: int, weights:
     check(graphopt.compile(module, opt_level=2)["f"](*args), want, c)
 
 
-def test_strided_or_padded_conv_keeps_its_path() -> None:
+def test_strided_depthwise_conv_keeps_its_path() -> None:
+    """A stride-2 depthwise conv keeps the direct loops (see conv_gemm.plan_depthwise)."""
     b = GraphBuilder("f")
-    x, wv = b.input((1, 32, 16, 16), name="x"), b.input((32, 32, 1, 1), name="w")
-    module = b.build(b.conv2d(x, wv, (2, 2), (0, 0, 0, 0), (1, 1), 1))
+    x, wv = b.input((1, 32, 32, 32), name="x"), b.input((32, 1, 3, 3), name="w")
+    module = b.build(b.conv2d(x, wv, (2, 2), (1, 1, 1, 1), (1, 1), 32))
     assert not uses_micro_kernel(module)

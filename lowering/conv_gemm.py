@@ -1,0 +1,504 @@
+"""Conv schedule: 3x3, 7x7, strided, dilated and grouped conv2d as an implicit
+GEMM on the register-tiled FMA micro-kernel of :mod:`graphopt.lowering.gemm`.
+
+Per image ``n`` and group ``g`` a conv is the GEMM
+
+    out[n, g*Og + o, oy, ox] = sum_{c, ky, kx} x[n, g*Cg + c, oy*sy - pt + ky*dy, ox*sx - pl + kx*dx]
+                                               * w[g*Og + o, c, ky, kx]
+
+with M = output pixels, N = output channels, K = Cg*KH*KW.  The kernel is
+
+    xq = padded, stride-phase-split copy of x[n]            (once per call)
+    for g in groups:
+      for jb in panels of NR = 32 output channels:          (the outermost panel loop)
+        B = the packed weight panel [K, 32]                 (compile time, or copied here)
+        for oy in output rows:
+          for ox0 in tiles of MR = 8 pixels of the row (+ one shorter tile):
+            for channel blocks:                               (blocked accumulation over K)
+              acc[r][v] = 0
+              for c in block: for (ky, kx) (unrolled):
+                acc[r][v] = fma(bcast(xq[c, phase, oy + qy, ox0 + r + qx]), B[k, 16v], acc[r][v])
+              T[r][16v] += acc[r][v]
+            out[n, o, oy, ox0 + r] = epilogue(T[r][o - o0])  (fused epilogue on the tile)
+
+``xq[c, (py, px), i, j] = xpad[c, i*sy + py, j*sx + px]``: a stride-``s`` tap
+``ky*dy = qy*sy + py`` reads row ``oy + qy`` of phase ``py``, so every tap reads
+the eight pixels of a tile contiguously, padding is a stored zero (a real zero
+multiplied by the weight, as in ONNX), and no tap needs a bounds test.  Only
+the phases some tap reads are built (a 1x1 stride-2 conv copies one phase).
+
+Why this form (measured, see benchmarks/README.md): the 8-pixel tiles lie in
+one output row, so rows of 7, 14 or 56 pixels waste at most one short tile and
+no lanes (the vectors run over output channels, which ResNet-sized layers have
+in multiples of 32), and the weight panel is read contiguously whatever the
+stride.  Accumulating each block of about 128 products from zero and adding
+it to the tile bounds the rounding error by the block length plus the number
+of blocks instead of K (issue 12's accuracy target).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects import arith, memref, vector
+from xdsl.dialects.builtin import (
+    BytesAttr,
+    DenseIntOrFPElementsAttr,
+    MemRefType,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    VectorType,
+    f32,
+)
+from xdsl.ir import SSAValue
+
+from graphopt.dialects import graph
+from graphopt.dialects.graph import GraphOp, tensor_of
+from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.register_tile import set_tile
+
+LANES = 16
+MR = 8
+NR = 32
+#: Products summed from zero before they are added to the tile.
+BLOCK_PRODUCTS = 128
+#: More blocks than this are summed with compensation (Kahan).
+COMPENSATE_BLOCKS = 4
+#: Largest per-call padded input copy (a stack buffer).
+MAX_XQ_BYTES = 4 * 1024 * 1024
+#: Smallest output channels per group for the GEMM form (depthwise is not a GEMM).
+MIN_OG = 16
+MIN_FLOP_VOLUME = 32 * 32 * 32
+#: Kernels with more taps than this loop over the kernel rows (code size).
+UNROLL_TAPS = 1
+
+
+@dataclass
+class ConvPlan:
+    """The schedule of one conv2d kernel (see the module docstring)."""
+
+    anchor: GraphOp
+    a: SSAValue  # the input image
+    b: SSAValue  # the weight
+    pack_b: bool  # the weight is a constant, packed at compile time
+    groups: int
+    n_img: int
+    c: int
+    h: int
+    w: int
+    og: int
+    cg: int
+    kh: int
+    kw: int
+    oh: int
+    ow: int
+    stride: tuple[int, int]
+    pad: tuple[int, int]
+    dilation: tuple[int, int]
+    packed: SSAValue | None = None
+    taps: list[tuple[int, int, int, int, int]] = field(default_factory=list)  # (ky, kx, slot, qy, qx)
+    phases: list[tuple[int, int]] = field(default_factory=list)
+    hq: int = 0
+    wq: int = 0
+    nx: int = 1  # column phases
+    loop_ky: bool = False
+    depthwise: bool = False
+
+    @property
+    def k(self) -> int:
+        return self.cg * self.kh * self.kw
+
+    @property
+    def panels(self) -> int:
+        return -(-self.og // NR)
+
+    def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
+        """The weight as ``[groups, panels, K, NR]``, zero-padded: read-only global."""
+        packed = pack_conv_weight(np.asarray(const.reference()[0], dtype=np.float32), self.groups)
+        t = TensorType(f32, packed.shape)
+        attr = DenseIntOrFPElementsAttr(t, BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
+        return memref.GlobalOp.get(
+            StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
+        )
+
+
+def pack_conv_weight(w: np.ndarray, groups: int) -> np.ndarray:
+    """``w[O, Cg, KH, KW]`` as ``[G, ceil(Og/NR), Cg*KH*KW, NR]``: per group the
+    GEMM's B = w_g reshaped ``[Og, K]`` transposed, cut into zero-padded panels."""
+    o, cg, kh, kw = w.shape
+    og = o // groups
+    panels = -(-og // NR)
+    out = np.zeros((groups, panels * NR, cg * kh * kw), dtype=np.float32)
+    out[:, :og, :] = w.reshape(groups, og, cg * kh * kw)
+    return np.ascontiguousarray(out.reshape(groups, panels, NR, -1).transpose(0, 1, 3, 2))
+
+
+def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
+    """A :class:`ConvPlan` for an f32 conv the implicit GEMM suits, else None."""
+    n_img, c, h, w = tensor_of(conv.input).get_shape()
+    o, cg, kh, kw = tensor_of(conv.weight).get_shape()
+    _, _, oh, ow = tensor_of(conv.result).get_shape()
+    groups = conv.group_count
+    og = o // groups
+    if og < MIN_OG or oh * ow * o * cg * kh * kw < MIN_FLOP_VOLUME or oh * ow == 0:
+        return None
+    (sy, sx), (pt, pl), (dy, dx) = conv.stride_values, conv.pad_values[:2], conv.dilation_values
+    const = constants.get(conv.weight)
+    plan = ConvPlan(
+        conv, conv.input, conv.weight, const is not None and const.value is not None,
+        groups, n_img, c, h, w, og, cg, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
+    )  # fmt: skip
+    # Phases: the grid of the row phases and the column phases taps read.
+    ys = sorted({ky * dy % sy for ky in range(kh)})
+    xs = sorted({kx * dx % sx for kx in range(kw)})
+    plan.phases = [(py, px) for py in ys for px in xs]
+    for ky in range(kh):
+        for kx in range(kw):
+            qy, py = divmod(ky * dy, sy)
+            qx, px = divmod(kx * dx, sx)
+            plan.taps.append((ky, kx, ys.index(py) * len(xs) + xs.index(px), qy, qx))
+    plan.nx = len(xs)
+    # Rows of taps run as a loop over ky (kx unrolled) when the row phase of
+    # tap ky is its own index: less code than unrolling every tap.
+    plan.loop_ky = kh > 1 and kh * kw > UNROLL_TAPS and ys == list(range(len(ys)))
+    plan.hq = oh + max(t[3] for t in plan.taps)
+    plan.wq = ow + max(t[4] for t in plan.taps)
+    if c * len(plan.phases) * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
+        return None
+    return plan
+
+
+def channel_block(cg: int, taps: int) -> int:
+    """Channels per accumulation block: about BLOCK_PRODUCTS products, a
+    divisor of ``cg`` when one is near (no remainder block, less code)."""
+    cb = max(1, min(cg, BLOCK_PRODUCTS // taps))
+    for d in range(cb, max(1, cb // 2) - 1, -1):
+        if cg % d == 0:
+            return d
+    return cb
+
+
+# --------------------------------------------------------------------------
+# emission
+# --------------------------------------------------------------------------
+
+
+def _add(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
+    return em.idx_add(a, em.index(c)) if c else a
+
+
+def _load(em: KernelEmitter, buf: SSAValue, idx: list[SSAValue]) -> SSAValue:
+    return em.emit_here(memref.LoadOp.get(buf, idx)).results[0]
+
+
+def _ranges(lo: int, hi: int, extent: int) -> tuple[int, int]:
+    lo = min(max(lo, 0), extent)
+    return lo, max(lo, min(hi, extent))
+
+
+def emit_padded_copy(em: KernelEmitter, plan: ConvPlan, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
+    """``xq[c, slot, i, j] = x[n, c, i*sy + py - pt, j*sx + px - pl]``, 0 outside x.
+
+    The in-bounds rows and columns are static ranges, so the copy has no
+    tests and the zero borders are plain stores."""
+    (sy, sx), (pt, pl) = plan.stride, plan.pad
+    zero = em.scalar_constant(0.0, f32)
+
+    def channel(c: SSAValue) -> None:
+        for slot, (py, px) in enumerate(plan.phases):
+            # rows i with 0 <= i*sy + py - pt < h
+            i_lo, i_hi = _ranges(-(-(pt - py) // sy), (plan.h - 1 + pt - py) // sy + 1, plan.hq)
+            j_lo, j_hi = _ranges(-(-(pl - px) // sx), (plan.w - 1 + pl - px) // sx + 1, plan.wq)
+            s = em.index(slot)
+
+            def zero_row(i: SSAValue) -> None:
+                em.loop(plan.wq, lambda j: em.store(zero, xq, [c, s, i, j]))
+
+            def row(i: SSAValue) -> None:
+                r = _add(em, em.idx_mul(i, sy), py - pt) if py - pt >= 0 else em.emit(
+                    arith.SubiOp(em.idx_mul(i, sy), em.index(pt - py))).results[0]
+
+                def col(j: SSAValue) -> None:
+                    base = em.idx_mul(j, sx)
+                    q = _add(em, base, px - pl) if px - pl >= 0 else em.emit(
+                        arith.SubiOp(base, em.index(pl - px))).results[0]
+                    em.store(_load(em, x, [n, c, r, q]), xq, [c, s, i, j])
+
+                if j_lo:
+                    em.loop(j_lo, lambda j: em.store(zero, xq, [c, s, i, j]))
+                if j_hi > j_lo:
+                    em.loop(j_hi, col, start=j_lo)
+                if j_hi < plan.wq:
+                    em.loop(plan.wq, lambda j: em.store(zero, xq, [c, s, i, j]), start=j_hi)
+
+            if i_lo:
+                em.loop(i_lo, zero_row)
+            if i_hi > i_lo:
+                em.loop(i_hi, row, start=i_lo)
+            if i_hi < plan.hq:
+                em.loop(plan.hq, zero_row, start=i_hi)
+
+    em.loop(plan.c, channel)
+
+
+def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAValue) -> None:
+    """The whole output nest of a conv kernel (see the module docstring)."""
+    if plan.depthwise:
+        emit_depthwise(em, plan, root, out)
+        return
+
+    conv = plan.anchor
+    x = em.sources[plan.a]
+    wbuf = em.sources[plan.b]
+    vt = VectorType(f32, [LANES])
+    zero = em.scalar_constant(0.0, f32)
+    zero_v = em.emit(vector.BroadcastOp(zero, vt)).results[0]
+    xq = em.local_buffer([plan.c, len(plan.phases), plan.hq, plan.wq], f32)
+    tile = em.local_buffer([MR, NR], f32)
+    ntaps = len(plan.taps)
+    panel = None if plan.pack_b else em.local_buffer([plan.k, NR], f32)
+    cb = channel_block(plan.cg, ntaps)
+    nblocks, crem = divmod(plan.cg, cb)
+    comp = em.local_buffer([MR, NR], f32) if nblocks + (crem > 0) > COMPENSATE_BLOCKS else None
+
+    def copy_panel(g: SSAValue, o0: SSAValue, cols: int, width: int) -> None:
+        """panel[k, col] = w[g*Og + o0 + col, c, ky, kx], zero past ``cols``."""
+
+        def channel(c: SSAValue) -> None:
+            for t, (ky, kx, *_rest) in enumerate(plan.taps):
+                k = _add(em, em.idx_mul(c, ntaps), t)
+
+                def col(j: SSAValue, ky=ky, kx=kx, k=k) -> None:
+                    o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), j)
+                    em.store(_load(em, wbuf, [o, c, em.index(ky), em.index(kx)]), panel, [k, j])
+
+                em.loop(cols, col)
+                if cols < width:
+                    em.loop(width, lambda j, k=k: em.store(zero, panel, [k, j]), start=cols)
+
+        em.loop(plan.cg, channel)
+
+    def b_vector(g: SSAValue, jb: SSAValue, k: SSAValue, v: int) -> SSAValue:
+        if plan.pack_b:
+            return em.emit_here(vector.LoadOp(plan.packed, [g, jb, k, em.index(v * LANES)], vt)).results[0]
+        return em.emit_here(vector.LoadOp(panel, [k, em.index(v * LANES)], vt)).results[0]
+
+    def micro_kernel(g, jb, oy, ox0, rows: int, nvec: int) -> None:
+        """T[r][16v] = sum over K for the pixels ox0..ox0+rows-1 of row oy."""
+        c_base = em.idx_mul(g, plan.cg)
+        for r in range(rows):
+            for v in range(nvec):
+                for buf in (tile, comp) if comp is not None else (tile,):
+                    em.emit_here(vector.StoreOp(zero_v, buf, [em.index(r), em.index(v * LANES)]))
+
+        def block(c0: SSAValue, count: int) -> None:
+            def taps_at(c: SSAValue, ky: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
+                ch = em.idx_add(c_base, c)
+                nxt = list(accs)
+                for t, (tky, tkx, slot, qy, qx) in enumerate(plan.taps):
+                    if ky is None:
+                        k = _add(em, em.idx_mul(c, ntaps), t)
+                        i, s_at = _add(em, oy, qy), em.index(slot)
+                    elif tky == 0:  # one tap per column of row ky
+                        k = _add(em, em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), tkx)
+                        sy, dy = plan.stride[0], plan.dilation[0]
+                        yoff = em.idx_mul(ky, dy)
+                        i = em.idx_add(oy, em.idx_div(yoff, sy))
+                        s_at = _add(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
+                    else:
+                        continue
+                    bs = [b_vector(g, jb, k, v) for v in range(nvec)]
+                    for r in range(rows):
+                        a = _load(em, xq, [ch, s_at, i, _add(em, ox0, qx + r)])
+                        av = em.emit(vector.BroadcastOp(a, vt)).results[0]
+                        for v in range(nvec):
+                            nxt[r * nvec + v] = em.emit(vector.FMAOp(av, bs[v], nxt[r * nvec + v])).results[0]
+                return nxt
+
+            def body(ivs, accs):
+                c = em.idx_add(c0, ivs[0])
+                return taps_at(c, ivs[1] if plan.loop_ky else None, accs)
+
+            extents = [count, plan.kh] if plan.loop_ky else [count]
+            accs = em.reduce(extents, [zero_v] * (rows * nvec), body)
+            for r in range(rows):
+                for v in range(nvec):
+                    at = [em.index(r), em.index(v * LANES)]
+                    total = em.emit_here(vector.LoadOp(tile, at, vt)).results[0]
+                    if comp is None:
+                        em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(total, accs[r * nvec + v])).results[0], tile, at))
+                        continue
+                    # Compensated (Kahan) sum of the block sums: the error of
+                    # adding many blocks is carried in ``comp``, not lost.
+                    c = em.emit_here(vector.LoadOp(comp, at, vt)).results[0]
+                    y = em.emit(arith.SubfOp(accs[r * nvec + v], c)).results[0]
+                    t = em.emit(arith.AddfOp(total, y)).results[0]
+                    c2 = em.emit(arith.SubfOp(em.emit(arith.SubfOp(t, total)).results[0], y)).results[0]
+                    em.emit_here(vector.StoreOp(t, tile, at))
+                    em.emit_here(vector.StoreOp(c2, comp, at))
+
+        if nblocks > 1:
+            em.loop(nblocks, lambda b: block(em.idx_mul(b, cb), cb))
+        elif nblocks == 1:
+            block(em.index(0), cb)
+        if crem:
+            block(em.index(nblocks * cb), crem)
+
+    def epilogue(n, g, o0, oy, ox0, rows: int, cols: int) -> None:
+        """out[n, g*Og + o0 + col, oy, ox0 + r] = root there, the tile feeding the conv."""
+
+        def c_body(col):
+            o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col)
+
+            def r_body(r):
+                idx = (n, o, oy, em.idx_add(ox0, r))
+                set_tile(em, (conv, idx, tile, r, col))
+                val = em.value_at(root, list(idx))
+                set_tile(em, None)
+                em.store(val, out, list(idx))
+
+            em.loop(rows, r_body)
+
+        em.loop(cols, c_body)
+
+    full_tiles, rem = divmod(plan.ow, MR)
+    full_panels, tail = divmod(plan.og, NR)
+
+    def rows_of(n, g, jb, o0, nvec: int, cols: int) -> None:
+        def oy_body(oy):
+            def tile_body(t):
+                ox0 = em.idx_mul(t, MR)
+                micro_kernel(g, jb, oy, ox0, MR, nvec)
+                epilogue(n, g, o0, oy, ox0, MR, cols)
+
+            if full_tiles:
+                em.loop(full_tiles, tile_body)
+            if rem:
+                ox0 = em.index(full_tiles * MR)
+                micro_kernel(g, jb, oy, ox0, rem, nvec)
+                epilogue(n, g, o0, oy, ox0, rem, cols)
+
+        em.loop(plan.oh, oy_body)
+
+    def panel_loop(n, g) -> None:
+        """The outermost loop over N panels (output channels of group g)."""
+
+        def full(jb):
+            o0 = em.idx_mul(jb, NR)
+            if not plan.pack_b:
+                copy_panel(g, o0, NR, NR)
+            rows_of(n, g, jb, o0, NR // LANES, NR)
+
+        if full_panels:
+            em.loop(full_panels, full)
+        if tail:
+            nvec = -(-tail // LANES)
+            o0 = em.index(full_panels * NR)
+            if not plan.pack_b:
+                copy_panel(g, o0, tail, nvec * LANES)
+            rows_of(n, g, em.index(full_panels), o0, nvec, tail)
+
+    def image(n):
+        emit_padded_copy(em, plan, x, n, xq)
+        em.loop(plan.groups, lambda g: panel_loop(n, g))
+
+    em.loop(plan.n_img, image)
+
+
+# --------------------------------------------------------------------------
+# depthwise
+# --------------------------------------------------------------------------
+
+#: Vectors of one output row accumulated together (independent FMA chains).
+DW_VECS = 4
+
+
+def plan_depthwise(conv: graph.Conv2dOp) -> ConvPlan | None:
+    """A depthwise conv (one input and one output channel per group): each
+    output row is a few vectors of 16 pixels accumulated over the taps in
+    registers, reading the same padded, phase-split copy as the GEMM form."""
+    n_img, c, h, w = tensor_of(conv.input).get_shape()
+    o, cg, kh, kw = tensor_of(conv.weight).get_shape()
+    _, _, oh, ow = tensor_of(conv.result).get_shape()
+    if conv.group_count != c or o != c or cg != 1 or ow < LANES // 2 or oh * ow * c * kh * kw < MIN_FLOP_VOLUME:
+        return None
+    if conv.stride_values != (1, 1):
+        # Measured: with stride 2 the phase-split copy (a strided gather)
+        # costs more than the direct loops it replaces (96@56: 79 -> 250 us).
+        return None
+    (sy, sx), (pt, pl), (dy, dx) = conv.stride_values, conv.pad_values[:2], conv.dilation_values
+    plan = ConvPlan(
+        conv, conv.input, conv.weight, False,
+        c, n_img, c, h, w, 1, 1, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
+    )  # fmt: skip
+    ys = sorted({ky * dy % sy for ky in range(kh)})
+    xs = sorted({kx * dx % sx for kx in range(kw)})
+    plan.phases = [(py, px) for py in ys for px in xs]
+    for ky in range(kh):
+        for kx in range(kw):
+            qy, py = divmod(ky * dy, sy)
+            qx, px = divmod(kx * dx, sx)
+            plan.taps.append((ky, kx, ys.index(py) * len(xs) + xs.index(px), qy, qx))
+    plan.nx = len(xs)
+    plan.hq = oh + max(t[3] for t in plan.taps)
+    # Whole vectors of every row stay inside the row (zero columns past it).
+    plan.wq = -(-ow // LANES) * LANES + max(t[4] for t in plan.taps)
+    plan.depthwise = True
+    if c * len(plan.phases) * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
+        return None
+    return plan
+
+
+def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAValue) -> None:
+    """``out[n, c, oy, x0 .. x0+16v)`` = sum over taps of ``w[c, tap]`` times a
+    contiguous vector of the padded copy; the vectors of a row tile stay in
+    registers over all taps, then the fused epilogue stores the valid pixels."""
+    conv = plan.anchor
+    x, wbuf = em.sources[plan.a], em.sources[plan.b]
+    vt = VectorType(f32, [LANES])
+    zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
+    xq = em.local_buffer([plan.c, len(plan.phases), plan.hq, plan.wq], f32)
+    tile = em.local_buffer([DW_VECS * LANES], f32)
+    width = DW_VECS * LANES
+    full, rest = divmod(plan.ow, width)
+
+    def row_tile(n, c, oy, x0: SSAValue, nvec: int, cols: int, weights) -> None:
+        accs = [zero_v] * nvec
+        for t, (_ky, _kx, slot, qy, qx) in enumerate(plan.taps):
+            i = _add(em, oy, qy)
+            for v in range(nvec):
+                a = em.emit_here(vector.LoadOp(xq, [c, em.index(slot), i, _add(em, x0, qx + v * LANES)], vt)).results[0]
+                accs[v] = em.emit(vector.FMAOp(a, weights[t], accs[v])).results[0]
+        for v in range(nvec):
+            em.emit_here(vector.StoreOp(accs[v], tile, [em.index(v * LANES)]))
+
+        def r_body(r):
+            idx = (n, c, oy, em.idx_add(x0, r))
+            set_tile(em, (conv, idx, tile, r))
+            val = em.value_at(root, list(idx))
+            set_tile(em, None)
+            em.store(val, out, list(idx))
+
+        em.loop(cols, r_body)
+
+    def channel(n, c):
+        weights = [
+            em.emit(vector.BroadcastOp(_load(em, wbuf, [c, em.index(0), em.index(ky), em.index(kx)]), vt)).results[0]
+            for ky, kx, *_ in plan.taps
+        ]
+
+        def oy_body(oy):
+            if full:
+                em.loop(full, lambda t: row_tile(n, c, oy, em.idx_mul(t, width), DW_VECS, width, weights))
+            if rest:
+                row_tile(n, c, oy, em.index(full * width), -(-rest // LANES), rest, weights)
+
+        em.loop(plan.oh, oy_body)
+
+    def image(n):
+        emit_padded_copy(em, plan, x, n, xq)
+        em.loop(plan.c, lambda c: channel(n, c))
+
+    em.loop(plan.n_img, image)

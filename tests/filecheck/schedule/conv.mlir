@@ -1,0 +1,65 @@
+// RUN: graph-opt -O2 -p lower-graph-to-loop %s | filecheck %s
+// The conv schedule: a 3x3 conv is an implicit GEMM on the 8x32 FMA
+// micro-kernel. The input is copied once per call into a padded,
+// stride-phase-split buffer; the weights become [K, 32] panels (packed at
+// compile time when constant, copied per panel otherwise); each tile of 8
+// pixels of one output row x 32 output channels accumulates blocks of K in
+// vector registers, adds them to the tile, and the fused epilogue (residual
+// add, relu) is applied to the tile before the store.
+
+// CHECK-LABEL: func.func private @conv_k0_conv2d_add_relu
+// CHECK-SAME: (%[[X:.*]]: memref<1x8x10x10xf32>, %[[W:.*]]: memref<32x8x3x3xf32>, %[[R:.*]]: memref<1x32x5x5xf32>, %[[OUT:.*]]: memref<1x32x5x5xf32>)
+// Stride 2: four phases of the padded 12x12 input, 6x6 each.
+// CHECK:       %[[XQ:.*]] = memref.alloca() : memref<8x4x6x6xf32>
+// CHECK:       %[[TILE:.*]] = memref.alloca() : memref<8x32xf32>
+// CHECK:       %[[PANEL:.*]] = memref.alloca() : memref<72x32xf32>
+// The padded copy: zero borders, then the in-bounds part, no tests.
+// CHECK:       memref.store %{{.*}}, %[[XQ]]
+// CHECK:       %[[V:.*]] = memref.load %[[X]]
+// CHECK-NEXT:  memref.store %[[V]], %[[XQ]]
+// The weight panel [K = 8 * 3 * 3, 32 channels], copied once per panel.
+// CHECK:       %[[WV:.*]] = memref.load %[[W]]
+// CHECK-NEXT:  memref.store %[[WV]], %[[PANEL]]
+// Rows of 5 pixels: one 5-row tile, 10 accumulators; the channel block
+// (all 8 channels here) and the kernel rows are loops, the columns unrolled.
+// CHECK:       scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK:         scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>
+// CHECK:           %[[B0:.*]] = vector.load %[[PANEL]]
+// CHECK-NEXT:      %[[B1:.*]] = vector.load %[[PANEL]]
+// CHECK-NEXT:      %[[A:.*]] = memref.load %[[XQ]]
+// CHECK-NEXT:      %[[AV:.*]] = vector.broadcast %[[A]] : f32 to vector<16xf32>
+// CHECK-NEXT:      vector.fma %[[AV]], %[[B0]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT:      vector.fma %[[AV]], %[[B1]], %{{.*}} : vector<16xf32>
+// CHECK:       scf.yield
+// The block's sums are added to the tile.
+// CHECK:       %[[OLD:.*]] = vector.load %[[TILE]]
+// CHECK-NEXT:  %[[SUM:.*]] = arith.addf %[[OLD]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT:  vector.store %[[SUM]], %[[TILE]]
+// The epilogue reads the tile, adds the residual, applies relu and stores.
+// CHECK:       %[[T:.*]] = memref.load %[[TILE]]
+// CHECK:       %[[RV:.*]] = memref.load %[[R]]
+// CHECK:       %[[S:.*]] = arith.addf %[[T]], %[[RV]] : f32
+// CHECK:       %[[M:.*]] = arith.maximumf %[[S]], %{{.*}} : f32
+// CHECK-NEXT:  memref.store %[[M]], %[[OUT]]
+func.func @conv(%x: tensor<1x8x10x10xf32>, %w: tensor<32x8x3x3xf32>, %r: tensor<1x32x5x5xf32>) -> tensor<1x32x5x5xf32> {
+  %y = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x10x10xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x5x5xf32>
+  %s = graph.add %y, %r : (tensor<1x32x5x5xf32>, tensor<1x32x5x5xf32>) -> tensor<1x32x5x5xf32>
+  %o = graph.relu %s : tensor<1x32x5x5xf32>
+  func.return %o : tensor<1x32x5x5xf32>
+}
+
+// A constant weight is packed at compile time into [groups, panels, K, 32],
+// zero-padded: 16 channels use one vector of the panel, 8 accumulators.
+// CHECK: sym_name = "packed_packed{{[0-9]+}}", type = memref<1x1x9x32xf32>
+// CHECK-LABEL: func.func private @packed_k{{[0-9]+}}_conv2d
+// CHECK-SAME: (%{{.*}}: memref<1x1x16x16xf32>, %{{.*}}: memref<16x1x3x3xf32>, %[[P:.*]]: memref<1x1x9x32xf32>, %{{.*}}: memref<1x16x16x16xf32>)
+// CHECK:       memref.alloca() : memref<1x1x18x18xf32>
+// CHECK:       scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK:         vector.load %[[P]]
+// CHECK:         vector.fma
+
+func.func @packed(%x: tensor<1x1x16x16xf32>) -> tensor<1x16x16x16xf32> {
+  %w = graph.constant dense<"0x000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE000000000000803E0000003F0000403F000040BF000000BF000080BE00000000"> : tensor<16x1x3x3xf32>
+  %y = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x1x16x16xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x16x16xf32>
+  func.return %y : tensor<1x16x16x16xf32>
+}
