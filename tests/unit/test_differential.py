@@ -80,8 +80,21 @@ def run_seeds(start: int, count: int | None) -> tuple[list[str], int]:
     return failures, checked
 
 
-def test_differential() -> None:
+#: A fixed range runs as this many tests (in as many child processes), so
+#: that parallel test workers share it instead of one of them waiting on it.
+PARTS = 2
+
+
+def _parts() -> list[tuple[int, int | None]]:
     start, count = _seed_range()
+    if not count:  # unlimited, or nothing
+        return [(start, count)]
+    step = max(1, -(-count // PARTS))
+    return [(s, min(step, start + count - s)) for s in range(start, start + count, step)]
+
+
+@pytest.mark.parametrize(("start", "count"), _parts(), ids=lambda v: str(v))
+def test_differential(start: int, count: int | None) -> None:
     failures, checked = run_seeds(start, count)
     assert not failures, f"{len(failures)} of {checked} random graphs disagree:\n" + "\n".join(failures)
     assert count is None or checked == count

@@ -5,6 +5,7 @@ lists every graph op with its fuse pattern."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -27,6 +28,7 @@ SKIPPED = ("python3 -m venv", ".venv/bin/lit", "python examples/train_")
 ASSIGNMENT = re.compile(r"^([A-Z_]+)=(\$\(.*\))$")
 
 
+@functools.cache
 def assignments() -> dict[str, str]:
     """The values of the README's ``NAME=$(...)`` lines, run as a shell would."""
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
@@ -66,19 +68,25 @@ def split_comment(line: str) -> tuple[str, str]:
     return line, ""
 
 
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    """A scratch folder that shows the checkout through one symlink per entry:
+    the README's relative paths work there, and the files a command writes
+    (out.mlir, model.o...) land in it rather than in the checkout, where
+    tests running in parallel would see them come and go."""
+    for entry in REPO.iterdir():
+        if entry.name != ".git":
+            (tmp_path / entry.name).symlink_to(entry)
+    return tmp_path
+
+
 @pytest.mark.parametrize("line", [c for c in commands() if not c.startswith(SKIPPED)])
-def test_readme_command_runs(line: str) -> None:
+def test_readme_command_runs(line: str, checkout: Path) -> None:
     command, comment = split_comment(line)
     command = command.replace(".venv/bin/", "")
     command = re.sub(r"\|\s*dot\b.*$", "> /dev/null", command)  # Graphviz is not a dependency
     env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", **assignments())
-    before = set(os.listdir(REPO))
-    try:
-        result = subprocess.run(command, shell=True, cwd=REPO, env=env, capture_output=True, text=True)
-    finally:  # the files a command writes (out.mlir, model.o...) do not stay in the checkout
-        for name in set(os.listdir(REPO)) - before:
-            if (REPO / name).is_file():
-                (REPO / name).unlink()
+    result = subprocess.run(command, shell=True, cwd=checkout, env=env, capture_output=True, text=True)
     expected = 1 if "exits 1" in comment else 0
     assert result.returncode == expected, f"{command}\n{result.stderr[-2000:]}"
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr
@@ -105,8 +113,8 @@ def test_every_file_the_readme_names_exists() -> None:
     assert not missing, missing
 
 
-def test_readme_python_blocks_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(REPO)
+def test_readme_python_blocks_run(monkeypatch: pytest.MonkeyPatch, checkout: Path) -> None:
+    monkeypatch.chdir(checkout)
     ran = 0
     for lang, body in BLOCKS:
         if lang != "python" or body.startswith("@irdl_op_definition"):
