@@ -240,6 +240,16 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
 
         em.loop(k, body)
 
+    def copy_partial_panel(b_b, j0: SSAValue, cols: int) -> None:
+        """Columns ``j0 .. j0 + cols`` of B into the panel buffer, the rest zero."""
+
+        def body(kk):
+            for v in range(NR // LANES):
+                em.emit_here(vector.StoreOp(zero_v, panel_buf, [kk, em.index(v * LANES)]))
+            em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, kk, em.idx_add(j0, c))), panel_buf, [kk, c]))
+
+        em.loop(k, body)
+
     def micro_kernel(a_b, b_b, i0: SSAValue, j0: SSAValue, jb: SSAValue, rows: int, nvec: int) -> None:
         """acc[rows][nvec] over all of K, stored into the tile buffer."""
         a_rows = [em.idx_add(i0, em.index(r)) if r else i0 for r in range(rows)]
@@ -335,6 +345,12 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         while j + NR <= n:
             panels.append((j, NR // LANES, NR))
             j += NR
+        if copy_panels and j < n:
+            # The last, partial panel is copied zero-padded and runs the same
+            # micro-kernel: every column is summed in the same order, so
+            # equal columns of B give bitwise-equal columns of C.
+            panels.append((j, NR // LANES, n - j))
+            j = n
         if j + LANES <= n:
             panels.append((j, 1, LANES))
             j += LANES
@@ -358,7 +374,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 if not plan.pack_b and nvec != NR // LANES:
                     jb = em.index(0)
                 if copy_panels and nvec == NR // LANES:
-                    copy_panel(batch, j0)
+                    copy_panel(batch, j0) if cols == NR else copy_partial_panel(batch, j0, cols)
                 row_loop(batch, a_b, b_b, j0, jb, nvec, cols)
 
             em.loop(count, jb_body, parallel=True)
