@@ -30,8 +30,13 @@
 // CHECK-NEXT:      memref.store %[[R]], %[[OUT]]
 // The 4 rows left over (20 = 2 x 8 + 4) get a 4-row micro-kernel.
 // CHECK:       scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
-// The last 16 columns (48 = 32 + 16) read B in place, one vector per row.
-// CHECK:       vector.load %[[B]]
+// The last 16 columns (48 = 32 + 16) are copied into the panel, zero-padded,
+// and run the same micro-kernel: every column is summed in the same order.
+// CHECK:       vector.store %{{.*}}, %[[PANEL]]
+// CHECK:       %[[BV:.*]] = memref.load %[[B]]
+// CHECK-NEXT:  memref.store %[[BV]], %[[PANEL]]
+// CHECK:       vector.load %[[PANEL]]
+// CHECK:       vector.fma
 func.func @dense(%a: tensor<20x40xf32>, %b: tensor<40x48xf32>, %c: tensor<48xf32>) -> tensor<20x48xf32> {
   %m = graph.matmul %a, %b : (tensor<20x40xf32>, tensor<40x48xf32>) -> tensor<20x48xf32>
   %s = graph.add %m, %c : (tensor<20x48xf32>, tensor<48xf32>) -> tensor<20x48xf32>
@@ -64,12 +69,16 @@ func.func @small(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> 
 }
 
 // A pointwise conv is, per image, w[O, C] @ x[C, H*W]: A elements come from the
-// weight, B vectors from the image's pixels (49 = 3 x 16 + 1: one pixel left
-// to the dot product), and the tile's pixel p is stored at (p / 7, p % 7).
+// weight, B vectors from the image's pixels, copied 32 at a time into a panel
+// (49 = 32 + 17: the last panel zero-padded), and the tile's pixel p is
+// stored at (p / 7, p % 7).
 // CHECK-LABEL: func.func private @pointwise_k0_conv2d
 // CHECK-SAME: (%[[X:.*]]: memref<1x32x7x7xf32>, %[[W:.*]]: memref<48x32x1x1xf32>, %[[OUT:.*]]: memref<1x48x7x7xf32>)
+// CHECK:       %[[PANEL:.*]] = memref.alloca() : memref<32x32xf32>
+// CHECK:       vector.load %[[X]]
+// CHECK-NEXT:  vector.store %{{.*}}, %[[PANEL]]
 // CHECK:       scf.for {{.*}} iter_args
-// CHECK:         vector.load %[[X]]
+// CHECK:         vector.load %[[PANEL]]
 // CHECK:         memref.load %[[W]]
 // CHECK:         vector.fma
 // CHECK:         scf.yield
