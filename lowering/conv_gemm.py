@@ -135,6 +135,23 @@ def pack_conv_weight(w: np.ndarray, groups: int) -> np.ndarray:
     return np.ascontiguousarray(out.reshape(groups, panels, NR, -1).transpose(0, 1, 3, 2))
 
 
+def _set_phases_and_taps(plan: "ConvPlan") -> list[int]:
+    """The grid of the row and column phases the taps read (stride-phase
+    split input), and for each tap ``(ky, kx, phase, row offset, column
+    offset)`` into its phase; returns the row phases."""
+    (sy, sx), (dy, dx) = plan.stride, plan.dilation
+    ys = sorted({ky * dy % sy for ky in range(plan.kh)})
+    xs = sorted({kx * dx % sx for kx in range(plan.kw)})
+    plan.phases = [(py, px) for py in ys for px in xs]
+    for ky in range(plan.kh):
+        for kx in range(plan.kw):
+            qy, py = divmod(ky * dy, sy)
+            qx, px = divmod(kx * dx, sx)
+            plan.taps.append((ky, kx, ys.index(py) * len(xs) + xs.index(px), qy, qx))
+    plan.nx = len(xs)
+    return ys
+
+
 def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
     """A :class:`ConvPlan` for an f32 conv the implicit GEMM suits, else None."""
     n_img, c, h, w = tensor_of(conv.input).get_shape()
@@ -150,16 +167,7 @@ def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
         conv, conv.input, conv.weight, const is not None and const.value is not None,
         groups, n_img, c, h, w, og, cg, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
     )  # fmt: skip
-    # Phases: the grid of the row phases and the column phases taps read.
-    ys = sorted({ky * dy % sy for ky in range(kh)})
-    xs = sorted({kx * dx % sx for kx in range(kw)})
-    plan.phases = [(py, px) for py in ys for px in xs]
-    for ky in range(kh):
-        for kx in range(kw):
-            qy, py = divmod(ky * dy, sy)
-            qx, px = divmod(kx * dx, sx)
-            plan.taps.append((ky, kx, ys.index(py) * len(xs) + xs.index(px), qy, qx))
-    plan.nx = len(xs)
+    ys = _set_phases_and_taps(plan)
     # Rows of taps run as a loop over ky (kx unrolled) when the row phase of
     # tap ky is its own index: less code than unrolling every tap.
     plan.loop_ky = kh > 1 and kh * kw > UNROLL_TAPS and ys == list(range(len(ys)))
@@ -433,15 +441,7 @@ def plan_depthwise(conv: graph.Conv2dOp) -> ConvPlan | None:
         conv, conv.input, conv.weight, False,
         c, n_img, c, h, w, 1, 1, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
     )  # fmt: skip
-    ys = sorted({ky * dy % sy for ky in range(kh)})
-    xs = sorted({kx * dx % sx for kx in range(kw)})
-    plan.phases = [(py, px) for py in ys for px in xs]
-    for ky in range(kh):
-        for kx in range(kw):
-            qy, py = divmod(ky * dy, sy)
-            qx, px = divmod(kx * dx, sx)
-            plan.taps.append((ky, kx, ys.index(py) * len(xs) + xs.index(px), qy, qx))
-    plan.nx = len(xs)
+    _set_phases_and_taps(plan)
     plan.hq = oh + max(t[3] for t in plan.taps)
     # Whole vectors of every row stay inside the row (zero columns past it).
     plan.wq = -(-ow // LANES) * LANES + max(t[4] for t in plan.taps)
