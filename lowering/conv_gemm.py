@@ -57,6 +57,7 @@ from xdsl.ir import SSAValue
 from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.parallel_split import parallel_copy, split_panels
 from graphopt.lowering.register_tile import set_tile
 
 LANES = 16
@@ -248,7 +249,7 @@ def emit_padded_copy(em: KernelEmitter, plan: ConvPlan, x: SSAValue, n: SSAValue
             if i_hi < plan.hq:
                 em.loop(plan.hq, zero_row, start=i_hi)
 
-    em.loop(plan.c, channel)
+    em.loop(plan.c, channel, parallel=parallel_copy(plan.c * len(plan.phases) * plan.hq * plan.wq))
 
 
 def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAValue) -> None:
@@ -373,6 +374,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
     full_tiles, rem = divmod(plan.ow, MR)
     full_panels, tail = divmod(plan.og, NR)
+    by_panels = split_panels(plan.oh, full_panels, plan.og * plan.k, plan.cg * len(plan.phases) * plan.hq * plan.wq)
 
     def rows_of(n, g, jb, o0, nvec: int, cols: int) -> None:
         def oy_body(oy):
@@ -388,7 +390,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
                 micro_kernel(g, jb, oy, ox0, rem, nvec)
                 epilogue(n, g, o0, oy, ox0, rem, cols)
 
-        em.loop(plan.oh, oy_body)
+        em.loop(plan.oh, oy_body, parallel=True)
 
     def panel_loop(n, g) -> None:
         """The outermost loop over N panels (output channels of group g)."""
@@ -400,7 +402,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             rows_of(n, g, jb, o0, NR // LANES, NR)
 
         if full_panels:
-            em.loop(full_panels, full)
+            em.loop(full_panels, full, parallel=by_panels)
         if tail:
             nvec = -(-tail // LANES)
             o0 = em.index(full_panels * NR)
@@ -499,6 +501,6 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
     def image(n):
         emit_padded_copy(em, plan, x, n, xq)
-        em.loop(plan.c, lambda c: channel(n, c))
+        em.loop(plan.c, lambda c: channel(n, c), parallel=True)
 
     em.loop(plan.n_img, image)

@@ -7,12 +7,16 @@ lowering does:
 
 * the body moves into a new private function ``@<kernel>_par<i>(ptr)``; the
   values it captures travel in a context struct the caller fills (one
-  ``llvm.alloca`` in the caller's entry block, one field per value).
-  Constants, globals and whatever is computed from them alone are re-created
-  in the outlined function instead.  A stack buffer (``memref.alloca``) the
-  body stores to before it reads it is scratch (a row, a register tile, a
-  panel): each thread allocates its own.  One the body reads first carries
-  data in and is shared;
+  ``llvm.alloca`` in the caller's entry block, one field per value).  What
+  the outlined function can re-create is not passed, so it keeps what the
+  serial code knew: constants and globals; pure arithmetic, recomputed from
+  the values it derives from (an index ``32 * jb + 256 * g`` stays that, not
+  an opaque number); the variable of an enclosing loop that runs once (its
+  lower bound, a constant).  A stack buffer (``memref.alloca``) that every
+  iteration stores to before it reads it, and that nothing reads after the
+  loop, is scratch (a row, a register tile, a panel): each thread allocates
+  its own.  Any other buffer (one read first, or one the loop fills for
+  later code, such as a conv's padded input copy) is shared;
 * the outlined function splits the iteration space statically into one
   contiguous chunk per thread (``omp_get_thread_num``/``omp_get_num_threads``)
   and runs its chunk as an ``scf.for``: which thread runs an iteration never
@@ -91,35 +95,32 @@ class _Outliner:
         self.body = Block(arg_types=[PTR])
         self.passed: list[SSAValue] = []
 
-    def _rematerialisable(self, v: SSAValue, seen: dict[SSAValue, bool]) -> bool:
-        """Computed from constants alone (re-created in the outlined function)."""
-        if v in seen:
-            return seen[v]
+    def _recomputed(self, v: SSAValue) -> bool:
+        """Whether ``v`` is re-created in the outlined function instead of
+        travelling in the context: constants, globals, pure arithmetic (its
+        operands are captured in turn, so the body sees how an index derives
+        from a loop variable, as the serial code did), the variable of an
+        enclosing loop of one iteration (its lower bound) and scratch
+        buffers (each thread allocates its own)."""
         op = _defining_op(v)
-        ok = False
-        if isinstance(op, arith.ConstantOp | memref.GetGlobalOp | llvm.ConstantOp):
-            ok = True
-        elif isinstance(op, memref.AllocaOp):
-            ok = self._written_first(v)
-        elif op is not None and not op.regions and is_side_effect_free(op) and op.operands:
-            ok = all(self._rematerialisable(o, seen) for o in op.operands)
-        seen[v] = ok
-        return ok
+        if op is None:
+            return _single_trip_lb(v) is not None
+        if isinstance(op, memref.AllocaOp):
+            return self._private(v)
+        return not op.regions and is_side_effect_free(op)
 
-    def _written_first(self, buf: SSAValue) -> bool:
-        """Whether the loop body's first access to ``buf`` is a store: then it
-        is scratch and each thread gets its own; a buffer read first carries
-        data in and is shared."""
-        for inner in self.par.body.walk():
-            if buf in inner.operands:
-                return isinstance(inner, memref.StoreOp | vector.StoreOp) and inner.operands[1] is buf
-        return True
+    def _private(self, buf: SSAValue) -> bool:
+        """A stack buffer is scratch (one per thread) when every iteration
+        writes it before reading it and nothing reads it after the loop."""
+        return _first_access(self.par.body, buf) is not False and _dead_after(self.par, buf)
 
     def _clone_into_body(self, v: SSAValue) -> SSAValue:
         if v in self.clones:
             return self.clones[v]
         op = _defining_op(v)
-        assert op is not None
+        if op is None:  # the variable of a one-iteration loop
+            self.clones[v] = self._clone_into_body(_single_trip_lb(v))  # type: ignore[arg-type]
+            return self.clones[v]
         operands = [self._clone_into_body(o) for o in op.operands]
         new = op.clone(value_mapper={o: n for o, n in zip(op.operands, operands)})
         self.body.add_op(new)
@@ -144,13 +145,30 @@ class _Outliner:
     def outline(self) -> func.FuncOp:
         par = self.par
         captured = self.captured()
-        seen: dict[SSAValue, bool] = {}
-        remat = [v for v in captured if self._rematerialisable(v, seen)]
-        self.passed = [v for v in captured if v not in set(remat)]
+        remat: list[SSAValue] = []
+        self.passed = []
+        state: set[SSAValue] = set()
+
+        def visit(v: SSAValue) -> None:
+            if v in state:
+                return
+            state.add(v)
+            if not self._recomputed(v):
+                self.passed.append(v)
+                return
+            op = _defining_op(v)
+            if op is None:
+                visit(_single_trip_lb(v))  # type: ignore[arg-type]
+            elif not isinstance(op, memref.AllocaOp):
+                for o in op.operands:
+                    visit(o)
+            remat.append(v)
+
+        for v in captured:
+            visit(v)
         fields = [llvm_type(v.type) for v in self.passed]
         self.offsets, self.ctx_bytes = _layout(fields)
         ctx = self.body.args[0]
-        mapping: dict[SSAValue, SSAValue] = {}
         for i, v in enumerate(self.passed):
             gep = llvm.GEPOp(ctx, [self.offsets[i] // _byte_size(fields[i])], fields[i])
             load = llvm.LoadOp(gep, fields[i])
@@ -160,9 +178,10 @@ class _Outliner:
                 cast = UnrealizedConversionCastOp.get([value], [v.type])
                 self.body.add_op(cast)
                 value = cast.results[0]
-            mapping[v] = value
+            self.clones[v] = value
         for v in remat:
-            mapping[v] = self._clone_into_body(v)
+            self._clone_into_body(v)
+        mapping = {v: self.clones[v] for v in captured}
 
         lb, ub, step = (mapping[v] for v in (par.lowerBound[0], par.upperBound[0], par.step[0]))
         tid = llvm.CallOp("omp_get_thread_num", return_type=i32)
@@ -256,6 +275,58 @@ class _Outliner:
             [team32, fn, flags, pool, scf.YieldOp()],
         ))  # fmt: skip
         return ops
+
+
+def _constant_index(v: SSAValue) -> int | None:
+    op = _defining_op(v)
+    if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
+        return op.value.value.data
+    return None
+
+
+def _single_trip_lb(v: SSAValue) -> SSAValue | None:
+    """The lower bound of the ``scf.for`` whose variable ``v`` is, when that
+    loop runs exactly once (its variable is then a constant)."""
+    loop = v.owner.parent_op() if isinstance(v.owner, Block) else None
+    if not isinstance(loop, scf.ForOp) or loop.body.block.args[0] is not v:
+        return None
+    lb, ub, step = (_constant_index(x) for x in (loop.lb, loop.ub, loop.step))
+    if lb is None or ub is None or step is None or step <= 0 or not lb < ub <= lb + step:
+        return None
+    return loop.lb
+
+
+def _first_access(where: Operation | Region, buf: SSAValue) -> bool | None:
+    """In program order, whether the first op of ``where`` using ``buf``
+    stores to it (True), uses it otherwise (False), or there is none."""
+    for inner in where.walk():
+        if buf in inner.operands:
+            return isinstance(inner, memref.StoreOp | vector.StoreOp) and inner.operands[1] is buf
+    return None
+
+
+def _dead_after(par: Operation, buf: SSAValue) -> bool:
+    """Whether the contents of ``buf`` are dead when ``par`` ends: the next
+    use in program order (around the enclosing loops, whose next iteration
+    starts their body again) is a store, or there is none."""
+    op = par
+    while True:
+        nxt = op.next_op
+        while nxt is not None:
+            if (first := _first_access(nxt, buf)) is not None:
+                return first
+            nxt = nxt.next_op
+        block = op.parent_block()
+        parent = block.parent_op() if block is not None else None
+        if block is None or parent is None or isinstance(parent, func.FuncOp | llvm.FuncOp):
+            return True
+        if isinstance(parent, scf.ForOp | scf.ParallelOp | scf.WhileOp):
+            for before in block.ops:
+                if before is op:
+                    break
+                if (first := _first_access(before, buf)) is not None:
+                    return first
+        op = parent
 
 
 def _layout(fields: list) -> tuple[list[int], int]:

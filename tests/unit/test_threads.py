@@ -12,7 +12,9 @@ import pytest
 
 import graphopt
 from graphopt.frontends.builder import GraphBuilder
+from graphopt.lowering import parallel_split
 from graphopt.runtime.executable import default_num_threads
+from test_conv_gemm import CASES, DEPTHWISE, check, conv_ref
 from threads_check import call_threaded, compile_threaded
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -115,3 +117,51 @@ def test_two_modules_keep_their_own_thread_count() -> None:
     assert (one.num_threads, two.num_threads) == (1, 2)
     x, w = random_inputs(one.f)
     assert np.array_equal(one.f(x, w), two.f(x, w))
+
+
+# The conv schedule's shapes (remainder tiles and panels, strides, dilation,
+# groups, input weights), a 7x7 image with 136 output channels (its panels
+# are split, the tail panel's rows too) and the depthwise kernels, with every
+# loop the schedule can split running in parallel (the padded input copy
+# included): bitwise equal at 1 and 2 threads and equal to the reference.
+CONV_CASES = [*CASES, (1, 16, 7, 7, 136, 3, 1, (1, 1, 1, 1), 1, 1, "constant")]
+
+
+@pytest.mark.parametrize("n,c,h,w,o,k,s,pads,d,g,weights", CONV_CASES)
+def test_conv_schedule_at_1_and_2_threads(n, c, h, w, o, k, s, pads, d, g, weights) -> None:
+    rng = np.random.default_rng(o)
+    xs, ws = (rng.standard_normal(t).astype(np.float32) for t in ((n, c, h, w), (o, c // g, k, k)))
+    b = GraphBuilder("f")
+    x = b.input(xs.shape, name="x")
+    wv = b.constant(ws) if weights == "constant" else b.input(ws.shape, name="w")
+    module = b.build(b.relu(b.conv2d(x, wv, (s, s), pads, (d, d), g)))
+    cm = compile_threaded(module, opt_level=2)
+    assert "GOMP_parallel" in cm.llvm_ir
+    got = call_threaded(cm, [xs] if weights == "constant" else [xs, ws])[0]
+    check(got, np.maximum(conv_ref(xs, ws, (s, s), pads, (d, d), g), 0))
+
+
+@pytest.mark.parametrize("c,h,w,k,pads,d", DEPTHWISE)
+def test_depthwise_at_1_and_2_threads(c, h, w, k, pads, d) -> None:
+    rng = np.random.default_rng(c)
+    xs, ws = rng.standard_normal((1, c, h, w)).astype(np.float32), rng.standard_normal((c, 1, k, k)).astype(np.float32)
+    b = GraphBuilder("f")
+    module = b.build(b.conv2d(b.input(xs.shape, name="x"), b.constant(ws), (1, 1), pads, (d, d), c))
+    cm = compile_threaded(module, opt_level=2)
+    assert "GOMP_parallel" in cm.llvm_ir
+    check(call_threaded(cm, [xs])[0], conv_ref(xs, ws, (1, 1), pads, (d, d), c))
+
+
+@pytest.mark.parametrize(
+    "rows, panels, weights, inputs, by_panels",
+    [
+        (56, 2, 64 * 576, 64 * 58 * 58, False),  # 3x3 64->64 @56: rows (the input is the bigger operand)
+        (112, 2, 64 * 147, 12 * 115 * 115, False),  # the 7x7 stem
+        (14, 8, 256 * 2304, 256 * 16 * 16, True),  # 3x3 256->256 @14: panels (megabytes of weights)
+        (7, 16, 512 * 4608, 512 * 9 * 9, True),  # 3x3 512->512 @7: 7 rows split 4 + 3, 16 panels 8 + 8
+        (7, 1, 10, 10**6, False),  # one panel: rows
+        (1, 4, 10, 10**6, True),  # one row: panels
+    ],
+)
+def test_conv_split_choice(rows, panels, weights, inputs, by_panels) -> None:
+    assert parallel_split.split_panels(rows, panels, weights, inputs) is by_panels

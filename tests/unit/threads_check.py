@@ -13,16 +13,16 @@ from collections.abc import Sequence
 import numpy as np
 
 import graphopt
-from graphopt.lowering import kernel_emitter
+from graphopt.lowering import kernel_emitter, parallel_split
 
 
 def compile_threaded(module, **kwargs):
-    saved = kernel_emitter.MIN_PARALLEL_ELEMENTS
-    kernel_emitter.MIN_PARALLEL_ELEMENTS = 0
+    saved = kernel_emitter.MIN_PARALLEL_ELEMENTS, parallel_split.MIN_PARALLEL_COPY_ELEMENTS
+    kernel_emitter.MIN_PARALLEL_ELEMENTS = parallel_split.MIN_PARALLEL_COPY_ELEMENTS = 0
     try:
         return graphopt.compile(module, **kwargs)
     finally:
-        kernel_emitter.MIN_PARALLEL_ELEMENTS = saved
+        kernel_emitter.MIN_PARALLEL_ELEMENTS, parallel_split.MIN_PARALLEL_COPY_ELEMENTS = saved
 
 
 def call_threaded(compiled, inputs: Sequence[np.ndarray], entry: str = "f") -> list[np.ndarray]:

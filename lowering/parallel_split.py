@@ -1,0 +1,52 @@
+"""Which loop of a conv kernel the thread pool splits.
+
+The implicit-GEMM conv (:mod:`graphopt.lowering.conv_gemm`) has two outer
+loops whose iterations write disjoint outputs: the panels of 32 output
+channels and the output rows.  Either split leaves every sum where it was
+(no reduction is split), so the choice changes speed, never results:
+
+* the split must balance: libgomp's static schedule gives each of ``T``
+  threads ``ceil(trips / T)`` iterations, so 7 rows on 2 threads run as
+  4 + 3 (88% busy) while 16 panels run as 8 + 8;
+* each thread reads all of the operand the split does not cut: split over
+  rows, every thread streams every weight panel; split over panels, every
+  thread reads the whole padded input.  Cutting the bigger one moves less
+  memory: the early ResNet stages (56x56, 64 channels) split rows, the late
+  ones (14x14 and 7x7, 256..512 channels, megabytes of weights) panels.
+"""
+
+from __future__ import annotations
+
+#: Threads the balance is judged for (the machines this targets have 2..4).
+BALANCE_THREADS = (2, 4)
+
+#: A per-call padded input copy smaller than this (f32 elements) stays on one
+#: thread: waking the pool for a second region costs more than it saves.
+MIN_PARALLEL_COPY_ELEMENTS = 1 << 17
+
+
+def balance(trips: int) -> float:
+    """Mean fraction of the threads kept busy by a static split of ``trips``."""
+    if trips <= 0:
+        return 0.0
+    fractions = [trips / (t * -(-trips // t)) for t in BALANCE_THREADS]
+    return sum(fractions) / len(fractions)
+
+
+def split_panels(rows: int, panels: int, weights: int, inputs: int) -> bool:
+    """Whether a conv splits its output-channel panels (else its output rows);
+    ``weights`` and ``inputs`` count the elements of one group's weights and
+    padded input."""
+    if panels < 2:
+        return False
+    if rows < 2:
+        return True
+    by_rows, by_panels = balance(rows), balance(panels)
+    if abs(by_rows - by_panels) > 1e-9:
+        return by_panels > by_rows
+    return weights >= inputs
+
+
+def parallel_copy(elements: int) -> bool:
+    """Whether a per-call copy of ``elements`` values is worth a parallel loop."""
+    return elements >= MIN_PARALLEL_COPY_ELEMENTS
