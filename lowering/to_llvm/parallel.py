@@ -222,6 +222,13 @@ class _Outliner:
             for use in list(old.uses):
                 if self._in_body(use.operation):
                     use.operation.operands[use.index] = new
+        # What only the body used is now computed there: drop the originals.
+        for v in reversed(remat):
+            op = _defining_op(v)
+            if op is not None and op.parent is not None and not isinstance(op, memref.AllocaOp) \
+                    and not any(r.uses for r in op.results):
+                op.detach()
+                op.erase()
         return func.FuncOp(self.name, ([PTR], []), Region(self.body), visibility="private")
 
     def _in_body(self, op: Operation) -> bool:
