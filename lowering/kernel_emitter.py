@@ -42,7 +42,9 @@ as a one-dimensional ``scf.parallel`` instead of ``scf.for``
 ``lowering.to_llvm.parallel``).  :meth:`KernelEmitter.store_nest` picks the
 outermost loop that is not the innermost one (so vectorised inner loops and
 their remainders are the same whatever the thread count) with enough
-iterations; GEMM kernels mark their outer panel loops.  Only loops whose
+iterations; GEMM kernels mark their outer panel loops, conv kernels their
+output-row or panel loop and their padded input copy
+(``lowering.parallel_split`` chooses).  Only loops whose
 iterations write disjoint output elements are marked, and no reduction loop
 is ever parallel, so results are bitwise identical for every thread count.
 A loop requested inside a parallel one, or in a kernel touching fewer than
