@@ -109,6 +109,7 @@ def step_split(module: ModuleOp, level: str) -> dict[str, float]:
     from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
     from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
     from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
+    from graphopt.lowering.to_llvm.parallel import outline_parallel
     from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
 
     module = module.clone()
@@ -116,6 +117,7 @@ def step_split(module: ModuleOp, level: str) -> dict[str, float]:
     lower_graph_to_loop(module)
     steps = {
         "loop": lambda: ConvertLoopToLLVMPass().convert(module),
+        "parallel": lambda: outline_parallel(module),
         "scf-to-cf": lambda: ConversionPass.run(module, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()}),
         "expand-math": lambda: expand_math(module),
         "arith": lambda: ConvertArithToLLVMPass().convert(module),
