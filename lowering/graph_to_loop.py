@@ -21,7 +21,7 @@ the plan checker, otherwise a 64-byte-aligned region of its own for each.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from math import prod
 
@@ -50,7 +50,7 @@ from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
 from graphopt.lowering.gemm import GemmPlan, emit_gemm, plan_gemm
-from graphopt.lowering.kernel_cache import KernelCache
+from graphopt.lowering.kernel_cache import KernelCache, source_key
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
 from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.memory import usable_plan
@@ -338,10 +338,43 @@ class FunctionLowering:
         out_bufs = list(out_buffers) if out_buffers is not None else [buffer_for(v) for v in spec.outputs]
         if gemm is not None and packed_b is not None:
             in_bufs.append(self._packed_buffer(packed_b.owner, gemm, driver_block))
-        kernel = emit_kernel(spec, buffer_inputs, [b.type for b in in_bufs], [b.type for b in out_bufs], gemm)
-        shared = self.cache.shared_name(kernel)
+        in_types, out_types = [b.type for b in in_bufs], [b.type for b in out_bufs]
+        key = self._source_key(spec, in_types, out_types)
+        shared = self.cache.by_source.get(key) if key is not None else None
+        kernel = None
+        if shared is None:
+            kernel = emit_kernel(spec, buffer_inputs, in_types, out_types, gemm)
+            shared = self.cache.shared_name(kernel)
+            if key is not None:
+                self.cache.by_source[key] = shared or spec.name
+        else:
+            self.cache.hits += 1
         driver_block.add_op(func.CallOp(shared or spec.name, [*in_bufs, *out_bufs], []))
         return None if shared else kernel
+
+    def _source_key(self, spec: KernelSpec, in_types, out_types):
+        """The kernel's :func:`source_key`: its group's body (or its one op)."""
+        inner = [spec.inner_of[v] for v in spec.inputs]
+        kinds = [
+            ("scalar", _exact(self.scalar_of[v].value), self.scalar_of[v].element_type) if v in self.scalar_of
+            else ("buffer", v in self.dense)
+            for v in spec.inputs
+        ]  # fmt: skip
+        first = spec.roots[0].owner if spec.roots else None
+        group = first.parent_op() if isinstance(first, Operation) else None
+        if isinstance(group, GroupOp):
+            defined = {r for op in group.body.block.ops for r in op.results}
+            inputs = [v for v in inner if v not in defined]
+            kinds = [k for k, v in zip(kinds, inner) if v not in defined]
+            ops = [op for op in group.body.block.ops if op is not group.yield_op]
+        elif all(v in inner for v in spec.roots):
+            inputs, ops = inner, []  # a copy
+        elif isinstance(first, GraphOp) and all(r.owner is first for r in spec.roots):
+            inputs, ops = inner, [first]
+        else:
+            return None
+        dense = lambda op: isinstance(op, ConstantOp) and op.result in self.dense  # noqa: E731
+        return source_key(ops, inputs, kinds, spec.roots, [*in_types, *out_types], dense)
 
 
     def _gemm_plan(self, spec: KernelSpec, buffer_inputs: list[SSAValue]) -> GemmPlan | None:
@@ -369,6 +402,11 @@ class FunctionLowering:
         get = memref.GetGlobalOp(g.sym_name.data, g.type)
         driver_block.add_op(get)
         return get.memref
+
+
+def _exact(value: float | int) -> Hashable:
+    """A scalar compared by its bits (``0.0`` and ``-0.0`` differ)."""
+    return value.hex() if isinstance(value, float) else value
 
 
 def store_concat(
