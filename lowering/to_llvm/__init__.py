@@ -110,7 +110,7 @@ class LowerLoopToLLVMPass(ModulePass):
 def convert_in_one_walk(module: ModuleOp, bounds_check: bool = False) -> None:
     """The arith, math, vector, memref, cf and func steps: their patterns
     (disjoint op classes) applied in one walk, types converted in place
-    (:mod:`.common`); reconciliation runs only if the walk made casts."""
+    (:mod:`.common`); xDSL's reconciliation runs only if a cast is left."""
     steps: list[ConversionPass] = [
         ConvertArithToLLVMPass(), ConvertMathToLLVMPass(), ConvertVectorToLLVMPass(),
         ConvertMemRefToLLVMPass(bounds_check), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass(),
@@ -123,7 +123,7 @@ def convert_in_one_walk(module: ModuleOp, bounds_check: bool = False) -> None:
         ConversionPass.run(module, merged)
     for step, table in zip(steps, tables):
         step.finish(module, table)
-    if state.casts:
+    if not state.fold_casts():
         ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()})
 
 

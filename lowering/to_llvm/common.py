@@ -18,7 +18,7 @@ converted in the same walk.  A memref that became a ``!llvm.ptr`` keeps its
 memref type in a side table (:func:`memref_type`), which is all its users
 need of it.  A cast is made only where a use is met before its definition is
 converted, or where one pointer stands for two memref types (a
-``collapse_shape``); the casts of a walk are reconciled after it.  The two
+``collapse_shape``); such casts are folded after the walk.  The two
 ways give the same LLVM IR (tests/unit/test_loop_to_llvm.py).
 """
 
@@ -111,7 +111,22 @@ class InPlaceTypes:
 
     def __init__(self) -> None:
         self.memref_of: dict[SSAValue, MemRefType] = {}  # a ptr value -> the memref it stands for
-        self.casts = 0  # casts made (they need reconciling)
+        self.casts: list[UnrealizedConversionCastOp] = []  # casts left for after the walk
+
+    def fold_casts(self) -> bool:
+        """After the walk every value has its llvm type: a cast whose input
+        is its result's llvm type is that input.  False if others are left."""
+        folded = True
+        for cast in self.casts:
+            src, res = cast.inputs[0], cast.results[0]
+            if src.type == res.type or src.type == llvm_type(res.type):
+                res.replace_all_uses_with(src)
+                cast.detach()
+                cast.erase()
+            else:
+                folded = False
+        self.casts.clear()
+        return folded
 
 
 _IN_PLACE: ContextVar[InPlaceTypes | None] = ContextVar("in_place_types", default=None)
@@ -141,7 +156,7 @@ def _cast(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: InsertP
     cast = UnrealizedConversionCastOp.get([value], [to])
     rewriter.insert(cast, at)
     if (state := _IN_PLACE.get()) is not None:
-        state.casts += 1
+        state.casts.append(cast)
     return cast.results[0]
 
 
@@ -214,17 +229,17 @@ class InPlaceCastPattern(RewritePattern):
         if state is None or not isinstance(op, UnrealizedConversionCastOp):
             return
         if len(op.inputs) != 1 or len(op.results) != 1:
-            state.casts += 1
+            state.casts.append(op)
             return
         src, res = op.inputs[0], op.results[0]
         if src.type != res.type:
             if llvm_type(res.type) != src.type:
-                state.casts += 1
+                state.casts.append(op)
                 return
             if isinstance(res.type, MemRefType):
                 known = state.memref_of.get(src)
                 if known is not None and known != res.type:
-                    state.casts += 1
+                    state.casts.append(op)
                     return
                 state.memref_of[src] = res.type
         rewriter.replace(op, [], [src])
@@ -238,15 +253,42 @@ def int_attr(value: int, t: IntegerType) -> IntegerAttr:
     return IntegerAttr(value, t)
 
 
+#: Per conversion walk: (function entry block, value, type) -> the constant.
+_CONSTANTS: ContextVar[dict | None] = ContextVar("shared_constants", default=None)
+
+
+def _entry_block(at: InsertPoint) -> Block | None:
+    """The entry block of the function around ``at`` (it dominates ``at``)."""
+    block: Block | None = at.block
+    while block is not None and (op := block.parent_op()) is not None:
+        if op.name in ("func.func", "llvm.func"):
+            return op.regions[0].blocks.first
+        block = op.parent_block()
+    return None
+
+
 def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Attribute) -> SSAValue:
-    """Insert an ``llvm.mlir.constant`` of scalar type ``t``."""
+    """An ``llvm.mlir.constant`` of scalar type ``t``: one per value, type and
+    function in a walk, at the function's entry (LLVM IR has no constant
+    instructions, so where it sits changes nothing in the output)."""
     t = llvm_type(t)
     if isinstance(t, IntegerType):
-        attr: Attribute = int_attr(int(bool(value)) if t.width.data == 1 else int(value), t)
+        v: int | float = int(bool(value)) if t.width.data == 1 else int(value)
+        key: tuple = (v, t)
     else:
-        attr = FloatAttr(float(value), t)  # type: ignore[arg-type]
+        v = float(value)
+        key = (v.hex(), t)
+    table = _CONSTANTS.get()
+    entry = _entry_block(at) if table is not None else None
+    if entry is not None and (hit := table.get((entry, *key))) is not None:  # type: ignore[union-attr]
+        return hit
+    attr: Attribute = int_attr(v, t) if isinstance(t, IntegerType) else FloatAttr(v, t)  # type: ignore[arg-type]
     op = llvm.ConstantOp(attr, t)
-    rewriter.insert(op, at)
+    if entry is not None:
+        rewriter.insert(op, InsertPoint.at_start(entry))
+        table[(entry, *key)] = op.results[0]  # type: ignore[index]
+    else:
+        rewriter.insert(op, at)
     return op.results[0]
 
 
@@ -288,7 +330,11 @@ class ConversionPass(ModulePass):
 
     @staticmethod
     def run(module: ModuleOp, patterns: dict[type[Operation], RewritePattern]) -> None:
-        PatternRewriteWalker(Dispatch(patterns), apply_recursively=False).rewrite_module(module)
+        token = _CONSTANTS.set({})
+        try:
+            PatternRewriteWalker(Dispatch(patterns), apply_recursively=False).rewrite_module(module)
+        finally:
+            _CONSTANTS.reset(token)
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:
