@@ -118,6 +118,9 @@ class InPlaceTypes:
         is its result's llvm type is that input.  False if others are left."""
         folded = True
         for cast in self.casts:
+            if len(cast.inputs) != 1 or len(cast.results) != 1:
+                folded = False
+                continue
             src, res = cast.inputs[0], cast.results[0]
             if src.type == res.type or src.type == llvm_type(res.type):
                 res.replace_all_uses_with(src)
@@ -220,29 +223,12 @@ def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
 
 
 class InPlaceCastPattern(RewritePattern):
-    """Converting in place, a cast an earlier step made (a pointer as a
-    memref, a memref as a pointer, an ``i64`` as an ``index``) is folded once
-    its input has the llvm type; any other is left for reconciliation."""
+    """Converting in place, a cast an earlier step made is kept for
+    :meth:`InPlaceTypes.fold_casts` (users see through it meanwhile)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        state = _IN_PLACE.get()
-        if state is None or not isinstance(op, UnrealizedConversionCastOp):
-            return
-        if len(op.inputs) != 1 or len(op.results) != 1:
+        if (state := _IN_PLACE.get()) is not None and isinstance(op, UnrealizedConversionCastOp):
             state.casts.append(op)
-            return
-        src, res = op.inputs[0], op.results[0]
-        if src.type != res.type:
-            if llvm_type(res.type) != src.type:
-                state.casts.append(op)
-                return
-            if isinstance(res.type, MemRefType):
-                known = state.memref_of.get(src)
-                if known is not None and known != res.type:
-                    state.casts.append(op)
-                    return
-                state.memref_of[src] = res.type
-        rewriter.replace(op, [], [src])
 
 
 @functools.lru_cache(maxsize=4096)
