@@ -94,63 +94,68 @@ def compile_phases(module: ModuleOp, level: str) -> dict[str, float]:
 
 
 def step_split(module: ModuleOp, level: str) -> dict[str, float]:
-    """The steps of ``lower-loop-to-llvm`` (as ``LowerLoopToLLVMPass.apply``
-    runs them) and of the LLVM side, timed one by one."""
+    """Every step of ``graphopt.compile``, timed one by one: each graph pass
+    by name, ``lower-graph-to-loop``, the steps of ``lower-loop-to-llvm`` as
+    ``LowerLoopToLLVMPass.apply`` runs them, the final verification, printing
+    LLVM IR, llvmlite's parse, LLVM's optimisation and MCJIT."""
     from xdsl.dialects import scf
-    from xdsl.dialects.builtin import UnrealizedConversionCastOp
+    from xdsl.passes import PassPipeline
     from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
-    from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
+    from graphopt.diagnostics import verify_located
     from graphopt.lowering.expand_math import expand_math
-    from graphopt.lowering.to_llvm import ConversionPass, check_lowered
-    from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
-    from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
-    from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
+    from graphopt.lowering.to_llvm import ConversionPass, check_lowered, convert_in_one_walk
     from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
-    from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
-    from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
-    from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
+    from graphopt.lowering.to_llvm.parallel import outline_parallel
+    from graphopt.plugins import available_passes, project_context
 
     module = module.clone()
-    run_pipeline(module, pipeline_spec(level))
-    lower_graph_to_loop(module)
-    steps = {
-        "loop": lambda: ConvertLoopToLLVMPass().convert(module),
-        "scf-to-cf": lambda: ConversionPass.run(module, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()}),
-        "expand-math": lambda: expand_math(module),
-        "arith": lambda: ConvertArithToLLVMPass().convert(module),
-        "math": lambda: ConvertMathToLLVMPass().convert(module),
-        "vector": lambda: ConvertVectorToLLVMPass().convert(module),
-        "memref": lambda: ConvertMemRefToLLVMPass().convert(module),
-        "cf": lambda: ConvertCfToLLVMPass().convert(module),
-        "func": lambda: ConvertFuncToLLVMPass().convert(module),
-        "reconcile": lambda: ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()}),
-        "check": lambda: check_lowered(module),
-        "print": lambda: emit_llvm_ir(module),
-    }
     times: dict[str, float] = {}
+
+    def timed(name: str, fn):
+        start = time.process_time()
+        out = fn()
+        times[name] = times.get(name, 0.0) + time.process_time() - start
+        return out
+
     gc.collect()
     gc.disable()
     try:
-        for name, fn in steps.items():
-            start = time.process_time()
-            out = fn()
-            times[name] = time.process_time() - start
+        spec = pipeline_spec(level)
+        passes = PassPipeline.parse_spec(available_passes(), spec).passes if spec else []
+        ctx = project_context()
+        for p in passes:
+            timed(p.name, lambda p=p: p.apply(ctx, module))
+        timed("verify graph", lambda: verify_located(module))
+        timed("lower-graph-to-loop", lambda: lower_graph_to_loop(module))
+        timed("loop", lambda: ConvertLoopToLLVMPass().convert(module))
+        timed("parallel", lambda: outline_parallel(module))
+        timed("scf-to-cf", lambda: ConversionPass.run(module, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()}))
+        timed("expand-math", lambda: expand_math(module))
+        timed("one walk", lambda: convert_in_one_walk(module))
+        timed("check", lambda: check_lowered(module))
+        read_drivers(module)
+        out = timed("print", lambda: emit_llvm_ir(module))
         tm = host_target_machine(3)
-        start = time.process_time()
-        mod = llvm.parse_assembly(out)
-        mod.verify()
-        times["parse"] = time.process_time() - start
+
+        def parse():
+            mod = llvm.parse_assembly(out)
+            mod.verify()
+            return mod
+
+        mod = timed("parse", parse)
         mod.triple, mod.data_layout = tm.triple, str(tm.target_data)
-        start = time.process_time()
-        mod = OPTIMISER.optimise(mod, tm, 3)
-        times["O3"] = time.process_time() - start
-        start = time.process_time()
-        engine = llvm.create_mcjit_compiler(mod, tm)
-        engine.finalize_object()
-        times["mcjit"] = time.process_time() - start
+        mod = timed("O3", lambda: OPTIMISER.optimise(mod, tm, 3))
+
+        def codegen():
+            engine = llvm.create_mcjit_compiler(mod, tm)
+            engine.finalize_object()
+            return engine
+
+        timed("mcjit", codegen)
     finally:
         gc.enable()
+    times["total"] = sum(times.values())
     return times
 
 

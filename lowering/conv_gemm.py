@@ -260,7 +260,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
     conv = plan.anchor
     x = em.sources[plan.a]
-    wbuf = em.sources[plan.b]
+    wbuf = None if plan.pack_b else em.sources[plan.b]  # a packed weight is read from plan.packed only
     vt = VectorType(f32, [LANES])
     zero = em.scalar_constant(0.0, f32)
     zero_v = em.emit(vector.BroadcastOp(zero, vt)).results[0]

@@ -21,7 +21,7 @@ the plan checker, otherwise a 64-byte-aligned region of its own for each.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from math import prod
 
@@ -50,7 +50,7 @@ from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
 from graphopt.lowering.compute_rules import preferred_loop_order
 from graphopt.lowering.gemm import GemmPlan, emit_gemm, plan_gemm
-from graphopt.lowering.kernel_cache import KernelCache
+from graphopt.lowering.kernel_cache import KernelCache, source_key
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
 from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.memory import usable_plan
@@ -146,6 +146,7 @@ class FunctionLowering:
         self.cache = cache if cache is not None else KernelCache()
         self.globals: list[memref.GlobalOp] = []
         self.global_of: dict[SSAValue, memref.GlobalOp] = {}
+        self.dense: set[SSAValue] = set()  # dense constants (globals made on first read)
         self.scalar_of: dict[SSAValue, ScalarSource] = {}
         self.kernels: list[KernelSpec] = []
 
@@ -161,12 +162,21 @@ class FunctionLowering:
             self.scalar_of[op.result] = ScalarSource(0, ty.element_type)
             return
         assert op.value is not None
-        name = f"{self.prefix}_cst{len(self.globals)}"
-        g = memref.GlobalOp.get(
-            StringAttr(name), memref_of(ty), op.value, constant=UnitAttr(), alignment=ALIGNMENT
-        )
-        self.globals.append(g)
-        self.global_of[op.result] = g
+        self.dense.add(op.result)
+
+    def _global(self, value: SSAValue) -> memref.GlobalOp:
+        """The read-only global of a dense constant, made when a kernel first
+        reads it: a weight only packed (or never read) has none."""
+        if (g := self.global_of.get(value)) is None:
+            op = value.owner
+            assert isinstance(op, ConstantOp) and op.value is not None
+            name = f"{self.prefix}_cst{len(self.globals)}"
+            g = memref.GlobalOp.get(
+                StringAttr(name), memref_of(tensor_of(value)), op.value, constant=UnitAttr(), alignment=ALIGNMENT
+            )
+            self.globals.append(g)
+            self.global_of[value] = g
+        return g
 
     def _group_spec(self, op: Operation, index: int, label: str) -> KernelSpec:
         name = f"{self.prefix}_k{index}_{label}"
@@ -194,7 +204,7 @@ class FunctionLowering:
                 self._constant(inner)
                 if inner.result in self.scalar_of:
                     spec.scalars[inner.result] = self.scalar_of[inner.result]
-                if inner.result in self.global_of:
+                if inner.result in self.dense:
                     spec.inputs.append(inner.result)
                     spec.inner_of[inner.result] = inner.result
 
@@ -259,8 +269,8 @@ class FunctionLowering:
         def buffer_for(v: SSAValue) -> SSAValue:
             if v in buffer:
                 return buffer[v]
-            if v in self.global_of:
-                g = self.global_of[v]
+            if v in self.dense:
+                g = self._global(v)
                 get = memref.GetGlobalOp(g.sym_name.data, g.type)
                 driver_block.add_op(get)
                 buffer[v] = get.memref
@@ -317,32 +327,86 @@ class FunctionLowering:
             if v in self.scalar_of:
                 spec.scalars[spec.inner_of[v]] = self.scalar_of[v]
         buffer_inputs = [v for v in spec.inputs if v not in self.scalar_of]
+        gemm = self._gemm_plan(spec, buffer_inputs)
+        packed_b = None
+        if gemm is not None and gemm.pack_b:
+            packed_b = next(v for v in buffer_inputs if spec.inner_of[v] is gemm.b)
+            if self._only_anchor_reads(gemm):
+                # The kernel reads only the packed copy: the original is not passed.
+                buffer_inputs = [v for v in buffer_inputs if v is not packed_b]
         in_bufs = [buffer_for(v) for v in buffer_inputs]
         out_bufs = list(out_buffers) if out_buffers is not None else [buffer_for(v) for v in spec.outputs]
-        gemm = self._gemm_schedule(spec, buffer_inputs, in_bufs, driver_block)
-        kernel = emit_kernel(spec, buffer_inputs, [b.type for b in in_bufs], [b.type for b in out_bufs], gemm)
-        shared = self.cache.shared_name(kernel)
+        if gemm is not None and packed_b is not None:
+            in_bufs.append(self._packed_buffer(packed_b.owner, gemm, driver_block))
+        in_types, out_types = [b.type for b in in_bufs], [b.type for b in out_bufs]
+        key = self._source_key(spec, in_types, out_types)
+        shared = self.cache.by_source.get(key) if key is not None else None
+        kernel = None
+        if shared is None:
+            kernel = emit_kernel(spec, buffer_inputs, in_types, out_types, gemm)
+            shared = self.cache.shared_name(kernel)
+            if key is not None:
+                self.cache.by_source[key] = shared or spec.name
+        else:
+            self.cache.hits += 1
         driver_block.add_op(func.CallOp(shared or spec.name, [*in_bufs, *out_bufs], []))
         return None if shared else kernel
 
+    def _source_key(self, spec: KernelSpec, in_types, out_types):
+        """The kernel's :func:`source_key`: its group's body (or its one op)."""
+        inner = [spec.inner_of[v] for v in spec.inputs]
+        kinds = [
+            ("scalar", _exact(self.scalar_of[v].value), self.scalar_of[v].element_type) if v in self.scalar_of
+            else ("buffer", v in self.dense)
+            for v in spec.inputs
+        ]  # fmt: skip
+        first = spec.roots[0].owner if spec.roots else None
+        group = first.parent_op() if isinstance(first, Operation) else None
+        if isinstance(group, GroupOp):
+            defined = {r for op in group.body.block.ops for r in op.results}
+            inputs = [v for v in inner if v not in defined]
+            kinds = [k for k, v in zip(kinds, inner) if v not in defined]
+            ops = [op for op in group.body.block.ops if op is not group.yield_op]
+        elif all(v in inner for v in spec.roots):
+            inputs, ops = inner, []  # a copy
+        elif isinstance(first, GraphOp) and all(r.owner is first for r in spec.roots):
+            inputs, ops = inner, [first]
+        else:
+            return None
+        dense = lambda op: isinstance(op, ConstantOp) and op.result in self.dense  # noqa: E731
+        return source_key(ops, inputs, kinds, spec.roots, [*in_types, *out_types], dense)
 
-    def _gemm_schedule(self, spec, buffer_inputs, in_bufs, driver_block) -> GemmPlan | None:
-        """The GEMM schedule decision; packs a constant B once, here, into a
-        new global passed to the kernel as its last input.  Only a kernel that
-        holds a matmul or conv is planned: ``plan_gemm`` looks for its anchor
-        through elementwise producers, which from a bare op would walk back
-        through the whole function (quadratic at -O0)."""
+
+    def _gemm_plan(self, spec: KernelSpec, buffer_inputs: list[SSAValue]) -> GemmPlan | None:
+        """The GEMM schedule decision.  Only a kernel that holds a matmul or
+        conv is planned: ``plan_gemm`` looks for its anchor through
+        elementwise producers, which from a bare op would walk back through
+        the whole function (quadratic at -O0)."""
         if not spec.gemm_anchor:
             return None
         constants = {spec.inner_of[v]: v.owner for v in buffer_inputs if isinstance(v.owner, ConstantOp)}
-        plan = plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
-        if plan is not None and plan.pack_b:
-            g = plan.packed_global(constants[plan.b], f"{self.prefix}_packed{len(self.globals)}")
-            self.globals.append(g)
-            get = memref.GetGlobalOp(g.sym_name.data, g.type)
-            driver_block.add_op(get)
-            in_bufs.append(get.memref)
-        return plan
+        return plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
+
+    @staticmethod
+    def _only_anchor_reads(plan: GemmPlan) -> bool:
+        """Whether nothing in the kernel but the GEMM anchor reads B (a bare
+        anchor op is the whole kernel; in a group, B's uses are its body's)."""
+        if not isinstance(plan.anchor.parent_op(), GroupOp):
+            return True
+        return all(use.operation is plan.anchor for use in plan.b.uses)
+
+    def _packed_buffer(self, b: ConstantOp, plan: GemmPlan, driver_block: Block) -> SSAValue:
+        """B packed once, here, into a new global: the kernel's last input."""
+        g = plan.packed_global(b, f"{self.prefix}_packed{len(self.globals)}")
+        self.globals.append(g)
+        get = memref.GetGlobalOp(g.sym_name.data, g.type)
+        driver_block.add_op(get)
+        return get.memref
+
+
+def _exact(value: float | int) -> Hashable:
+    """A scalar compared by its bits (``0.0`` and ``-0.0`` differ)."""
+    return value.hex() if isinstance(value, float) else value
 
 
 def store_concat(

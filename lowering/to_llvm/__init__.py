@@ -43,7 +43,7 @@ from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsP
 from graphopt.lowering.expand_math import expand_math
 from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
 from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
-from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError
+from graphopt.lowering.to_llvm.common import ConversionPass, InPlaceCastPattern, LoopToLLVMError, in_place_types
 from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
@@ -103,14 +103,28 @@ class LowerLoopToLLVMPass(ModulePass):
         # xDSL's convert-scf-to-cf patterns, applied in one walk.
         ConversionPass.run(op, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})
         expand_math(op)
-        ConvertArithToLLVMPass().convert(op)
-        ConvertMathToLLVMPass().convert(op)
-        ConvertVectorToLLVMPass().convert(op)
-        ConvertMemRefToLLVMPass(self.bounds_check).convert(op)
-        ConvertCfToLLVMPass().convert(op)
-        ConvertFuncToLLVMPass().convert(op)
-        ConversionPass.run(op, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()})
+        convert_in_one_walk(op, self.bounds_check)
         check_lowered(op)
+
+
+def convert_in_one_walk(module: ModuleOp, bounds_check: bool = False) -> None:
+    """The arith, math, vector, memref, cf and func steps: their patterns
+    (disjoint op classes) applied in one walk, types converted in place
+    (:mod:`.common`); xDSL's reconciliation runs only if a cast is left."""
+    steps: list[ConversionPass] = [
+        ConvertArithToLLVMPass(), ConvertMathToLLVMPass(), ConvertVectorToLLVMPass(),
+        ConvertMemRefToLLVMPass(bounds_check), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass(),
+    ]  # fmt: skip
+    tables = [step.patterns() for step in steps]
+    merged: dict = {UnrealizedConversionCastOp: InPlaceCastPattern()}
+    for table in tables:
+        merged.update(table)
+    with in_place_types() as state:
+        ConversionPass.run(module, merged)
+    for step, table in zip(steps, tables):
+        step.finish(module, table)
+    if not state.fold_casts():
+        ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()})
 
 
 def lower_loop_to_llvm(module: ModuleOp, max_inline_constant_bytes: int = 4096, bounds_check: bool = False) -> None:

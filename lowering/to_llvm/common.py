@@ -3,19 +3,31 @@
 Types: a memref is a bare ``!llvm.ptr`` to dense row-major data, ``index`` is
 ``i64``, other scalars are unchanged; an ``i1`` element is stored as one byte.
 
-Each conversion is a pattern-based :class:`ConversionPass`.  Where a converted
-op meets a value whose type it has not converted yet (an ``index`` from an
-arith op, a memref from a function argument), :func:`as_llvm` bridges it with
-``builtin.unrealized_conversion_cast`` and :func:`replace_with_llvm` casts
-results back, as MLIR's conversions do.  xDSL's
+Each conversion is a pattern-based :class:`ConversionPass`.  Run on its own,
+where a converted op meets a value whose type it has not converted yet (an
+``index`` from an arith op, a memref from a function argument),
+:func:`as_llvm` bridges it with ``builtin.unrealized_conversion_cast`` and
+:func:`replace_with_llvm` casts results back, as MLIR's conversions do; xDSL's
 ``reconcile-unrealized-casts`` removes the casts once every dialect is
 converted.
+
+``lower-loop-to-llvm`` instead applies the patterns of all these steps in ONE
+walk with types converted in place (:func:`in_place_types`): results are not
+cast back and block arguments are retyped directly, since every user is
+converted in the same walk.  A memref that became a ``!llvm.ptr`` keeps its
+memref type in a side table (:func:`memref_type`), which is all its users
+need of it.  A cast is made only where a use is met before its definition is
+converted, or where one pointer stands for two memref types (a
+``collapse_shape``); such casts are folded after the walk.  The two
+ways give the same LLVM IR (tests/unit/test_loop_to_llvm.py).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -94,6 +106,63 @@ def num_elements(t: MemRefType) -> int:
     return n
 
 
+class InPlaceTypes:
+    """The state of an in-place conversion walk."""
+
+    def __init__(self) -> None:
+        self.memref_of: dict[SSAValue, MemRefType] = {}  # a ptr value -> the memref it stands for
+        self.casts: list[UnrealizedConversionCastOp] = []  # casts left for after the walk
+
+    def fold_casts(self) -> bool:
+        """After the walk every value has its llvm type: a cast whose input
+        is its result's llvm type is that input.  False if others are left."""
+        folded = True
+        for cast in self.casts:
+            if len(cast.inputs) != 1 or len(cast.results) != 1:
+                folded = False
+                continue
+            src, res = cast.inputs[0], cast.results[0]
+            if src.type == res.type or src.type == llvm_type(res.type):
+                res.replace_all_uses_with(src)
+                cast.detach()
+                cast.erase()
+            else:
+                folded = False
+        self.casts.clear()
+        return folded
+
+
+_IN_PLACE: ContextVar[InPlaceTypes | None] = ContextVar("in_place_types", default=None)
+
+
+@contextmanager
+def in_place_types() -> Iterator[InPlaceTypes]:
+    """Patterns applied inside convert types in place (module docstring)."""
+    state = InPlaceTypes()
+    token = _IN_PLACE.set(state)
+    try:
+        yield state
+    finally:
+        _IN_PLACE.reset(token)
+
+
+def memref_type(value: SSAValue) -> Attribute:
+    """The memref type ``value`` stands for (its own type unless it is a
+    pointer converted in place)."""
+    state = _IN_PLACE.get()
+    if state is not None and (t := state.memref_of.get(value)) is not None:
+        return t
+    return value.type
+
+
+def _cast(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: InsertPoint) -> SSAValue:
+    cast = UnrealizedConversionCastOp.get([value], [to])
+    rewriter.insert(cast, at)
+    if (state := _IN_PLACE.get()) is not None:
+        state.casts.append(cast)
+    return cast.results[0]
+
+
 def as_llvm(rewriter: PatternRewriter, value: SSAValue, at: InsertPoint) -> SSAValue:
     """``value`` with its llvm type: itself, the source of a cast, or a new cast."""
     target = llvm_type(value.type)
@@ -102,17 +171,23 @@ def as_llvm(rewriter: PatternRewriter, value: SSAValue, at: InsertPoint) -> SSAV
     owner = value.owner
     if isinstance(owner, UnrealizedConversionCastOp) and owner.inputs[0].type == target:
         return owner.inputs[0]
-    cast = UnrealizedConversionCastOp.get([value], [target])
-    rewriter.insert(cast, at)
-    return cast.results[0]
+    return _cast(rewriter, value, target, at)
 
 
 def cast_back(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: InsertPoint) -> SSAValue:
+    """``value`` standing for a value of type ``to``: a cast, or, converting
+    in place, ``value`` itself (a pointer records the memref it stands for)."""
     if value.type == to:
         return value
-    cast = UnrealizedConversionCastOp.get([value], [to])
-    rewriter.insert(cast, at)
-    return cast.results[0]
+    state = _IN_PLACE.get()
+    if state is None:
+        return _cast(rewriter, value, to, at)
+    if isinstance(to, MemRefType):
+        known = state.memref_of.get(value)
+        if known is not None and known != to:
+            return _cast(rewriter, value, to, at)  # one pointer, two memref types
+        state.memref_of[value] = to
+    return value
 
 
 def replace_with_llvm(rewriter: PatternRewriter, op: Operation, new_ops: Sequence[Operation], results: Sequence[SSAValue]) -> None:
@@ -126,19 +201,34 @@ def replace_with_llvm(rewriter: PatternRewriter, op: Operation, new_ops: Sequenc
 
 
 def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
-    """Give ``block``'s arguments their llvm types; uses see a cast back."""
+    """Give ``block``'s arguments their llvm types; uses see a cast back (or,
+    converting in place, the retyped argument)."""
+    state = _IN_PLACE.get()
     for arg in list(block.args):
         target = llvm_type(arg.type)
         if target == arg.type:
             continue
         old_type = arg.type
         new = Rewriter.replace_value_with_new_type(arg, target)
+        if state is not None:
+            if isinstance(old_type, MemRefType):
+                state.memref_of[new] = old_type
+            continue
         uses = list(new.uses)
         if uses:
             cast = UnrealizedConversionCastOp.get([new], [old_type])
             rewriter.insert(cast, InsertPoint.at_start(block))
             for use in uses:
                 use.operation.operands[use.index] = cast.results[0]
+
+
+class InPlaceCastPattern(RewritePattern):
+    """Converting in place, a cast an earlier step made is kept for
+    :meth:`InPlaceTypes.fold_casts` (users see through it meanwhile)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if (state := _IN_PLACE.get()) is not None and isinstance(op, UnrealizedConversionCastOp):
+            state.casts.append(op)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -149,15 +239,42 @@ def int_attr(value: int, t: IntegerType) -> IntegerAttr:
     return IntegerAttr(value, t)
 
 
+#: Per conversion walk: (function entry block, value, type) -> the constant.
+_CONSTANTS: ContextVar[dict | None] = ContextVar("shared_constants", default=None)
+
+
+def _entry_block(at: InsertPoint) -> Block | None:
+    """The entry block of the function around ``at`` (it dominates ``at``)."""
+    block: Block | None = at.block
+    while block is not None and (op := block.parent_op()) is not None:
+        if op.name in ("func.func", "llvm.func"):
+            return op.regions[0].blocks.first
+        block = op.parent_block()
+    return None
+
+
 def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Attribute) -> SSAValue:
-    """Insert an ``llvm.mlir.constant`` of scalar type ``t``."""
+    """An ``llvm.mlir.constant`` of scalar type ``t``: one per value, type and
+    function in a walk, at the function's entry (LLVM IR has no constant
+    instructions, so where it sits changes nothing in the output)."""
     t = llvm_type(t)
     if isinstance(t, IntegerType):
-        attr: Attribute = int_attr(int(bool(value)) if t.width.data == 1 else int(value), t)
+        v: int | float = int(bool(value)) if t.width.data == 1 else int(value)
+        key: tuple = (v, t)
     else:
-        attr = FloatAttr(float(value), t)  # type: ignore[arg-type]
+        v = float(value)
+        key = (v.hex(), t)
+    table = _CONSTANTS.get()
+    entry = _entry_block(at) if table is not None else None
+    if entry is not None and (hit := table.get((entry, *key))) is not None:  # type: ignore[union-attr]
+        return hit
+    attr: Attribute = int_attr(v, t) if isinstance(t, IntegerType) else FloatAttr(v, t)  # type: ignore[arg-type]
     op = llvm.ConstantOp(attr, t)
-    rewriter.insert(op, at)
+    if entry is not None:
+        rewriter.insert(op, InsertPoint.at_start(entry))
+        table[(entry, *key)] = op.results[0]  # type: ignore[index]
+    else:
+        rewriter.insert(op, at)
     return op.results[0]
 
 
@@ -187,14 +304,23 @@ class ConversionPass(ModulePass):
         require_lowered(op, self.name)
         self.convert(op)
 
+    def finish(self, module: ModuleOp, patterns: dict[type[Operation], RewritePattern]) -> None:
+        """What the conversion adds to the module once its walk is done."""
+
     def convert(self, op: ModuleOp) -> None:
         """The conversion without the level check (``lower-loop-to-llvm``
         checks the level once for all its steps)."""
-        self.run(op, self.patterns())
+        patterns = self.patterns()
+        self.run(op, patterns)
+        self.finish(op, patterns)
 
     @staticmethod
     def run(module: ModuleOp, patterns: dict[type[Operation], RewritePattern]) -> None:
-        PatternRewriteWalker(Dispatch(patterns), apply_recursively=False).rewrite_module(module)
+        token = _CONSTANTS.set({})
+        try:
+            PatternRewriteWalker(Dispatch(patterns), apply_recursively=False).rewrite_module(module)
+        finally:
+            _CONSTANTS.reset(token)
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:

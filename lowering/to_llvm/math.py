@@ -111,7 +111,8 @@ HANDLERS[mathd.Atan2Op] = _libm("atan2")
 class ConvertMathToLLVMPass(ConversionPass):
     name = "convert-math-to-llvm"
 
-    def convert(self, op: ModuleOp) -> None:
-        pattern = ScalarPattern(HANDLERS)
-        ConversionPass.run(op, dict.fromkeys(HANDLERS, pattern))
-        declare_externals(op, pattern.externals)
+    def patterns(self):
+        return dict.fromkeys(HANDLERS, ScalarPattern(HANDLERS))
+
+    def finish(self, module: ModuleOp, patterns) -> None:
+        declare_externals(module, next(iter(patterns.values())).externals)

@@ -53,6 +53,7 @@ from graphopt.lowering.to_llvm.common import (
     const,
     constant_int,
     dense_to_numpy,
+    memref_type,
     num_elements,
     replace_with_llvm,
     static_memref,
@@ -73,7 +74,7 @@ class AccessPattern(RewritePattern):
         """The address of ``ref[indices]`` (by default the op's memref and indices)."""
         ref = op.memref if ref is None else ref  # type: ignore[attr-defined]
         index_values = list(op.indices if indices is None else indices)  # type: ignore[attr-defined]
-        t = static_memref(ref.type, op.name)
+        t = static_memref(memref_type(ref), op.name)
         at = InsertPoint.before(op)
         base = as_llvm(rewriter, ref, at)
         shape = t.get_shape()
@@ -139,7 +140,7 @@ class ViewPattern(RewritePattern):
 class CollapseShapePattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.CollapseShapeOp, rewriter: PatternRewriter, /) -> None:
-        static_memref(op.src.type, "memref.collapse_shape")
+        static_memref(memref_type(op.src), "memref.collapse_shape")
         static_memref(op.result.type, "memref.collapse_shape")
         replace_with_llvm(rewriter, op, [], [as_llvm(rewriter, op.src, InsertPoint.before(op))])
 
@@ -147,7 +148,7 @@ class CollapseShapePattern(RewritePattern):
 class SubviewPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.SubviewOp, rewriter: PatternRewriter, /) -> None:
-        src_t = static_memref(op.source.type, "memref.subview source")
+        src_t = static_memref(memref_type(op.source), "memref.subview source")
         offsets, strides = op.static_offsets.get_values(), op.static_strides.get_values()
         if op.offsets or op.sizes or op.strides or any(s != 1 for s in strides):
             raise LoopToLLVMError("memref.subview: only static offsets and sizes with unit strides are supported")
@@ -225,7 +226,7 @@ class CopyPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.CopyOp, rewriter: PatternRewriter, /) -> None:
         at = InsertPoint.before(op)
-        nbytes = memref_num_bytes(static_memref(op.source.type, "memref.copy"))
+        nbytes = memref_num_bytes(static_memref(memref_type(op.source), "memref.copy"))
         args = [
             as_llvm(rewriter, op.destination, at),
             as_llvm(rewriter, op.source, at),
@@ -250,8 +251,7 @@ class ConvertMemRefToLLVMPass(ConversionPass):
             memref.CollapseShapeOp: CollapseShapePattern(), memref.SubviewOp: SubviewPattern(),
         }  # fmt: skip
 
-    def convert(self, op) -> None:
-        super().convert(op)
+    def finish(self, op, patterns) -> None:
         if self.bounds_check and any(isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in op.walk()):
             flag = llvm.GlobalOp(i8, BOUNDS_FLAG, "common", value=IntegerAttr(0, i8))
             op.body.block.add_op(flag)

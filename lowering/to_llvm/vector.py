@@ -23,6 +23,7 @@ from graphopt.lowering.to_llvm.common import (
     ConversionPass,
     LoopToLLVMError,
     as_llvm,
+    memref_type,
     const,
     replace_with_llvm,
     static_memref,
@@ -32,7 +33,7 @@ from graphopt.lowering.to_llvm.memref import NSW
 
 
 def _element_ptr(rewriter: PatternRewriter, op: vector.LoadOp | vector.StoreOp) -> SSAValue:
-    t = static_memref(op.base.type, op.name)
+    t = static_memref(memref_type(op.base), op.name)
     at = InsertPoint.before(op)
     base = as_llvm(rewriter, op.base, at)
     shape = t.get_shape()
@@ -55,7 +56,7 @@ def _element_ptr(rewriter: PatternRewriter, op: vector.LoadOp | vector.StoreOp) 
 
 
 def _alignment(op: vector.LoadOp | vector.StoreOp) -> int:
-    element = static_memref(op.base.type, op.name).element_type
+    element = static_memref(memref_type(op.base), op.name).element_type
     return max(1, element.bitwidth // 8) if hasattr(element, "bitwidth") else 1
 
 
