@@ -11,7 +11,9 @@ in model order, each on the preallocated arrays its producers wrote (so the
 activations and weights are as warm or cold as in the model; the runtime's
 argument checks and output allocation are left out), timing each call's CPU
 time; the samples are interleaved with whole-model calls of graph-opt and
-onnxruntime; medians.
+onnxruntime; medians.  ``--warm`` adds each kernel called alone again and
+again (its data warm in the caches): the difference to the chained time is
+what the model's cold weights and activations cost it.
 
 onnxruntime side: the model exported by ``onnx_export.py`` (the same
 weights), a session with ``enable_profiling``, the per-node kernel times of
@@ -117,6 +119,7 @@ class Kernel:
     args: list  # the model's values it reads
     results: list  # and writes
     cpu: list[float] = field(default_factory=list)
+    warm: list[float] = field(default_factory=list)  # called again and again alone
 
 
 def kernel_module(module: ModuleOp) -> tuple[ModuleOp, list[Kernel]]:
@@ -203,6 +206,7 @@ def main() -> None:
     parser.add_argument("--model", default="resnet50")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--top", type=int, default=40, help="rows of the per-class table")
+    parser.add_argument("--warm", action="store_true", help="also time each kernel called alone again and again")
     args = parser.parse_args()
 
     module = dense_weights(MODELS[args.model]())
@@ -237,6 +241,13 @@ def main() -> None:
             cfunc(*ptrs)
             k.cpu.append(time.thread_time() - t0)
         model_cpu["graph-opt kernels"].append(time.thread_time() - c0)
+        if args.warm:
+            for k, (cfunc, ptrs) in zip(kernels, calls):
+                t0, n = time.thread_time(), 0
+                while time.thread_time() - t0 < 0.005:
+                    cfunc(*ptrs)
+                    n += 1
+                k.warm.append((time.thread_time() - t0) / n)
         for label, run in (("graph-opt", lambda: entry(image)), ("onnxruntime", lambda: plain.run(None, feed)),
                            ("onnxruntime profiled", lambda: sess.run(None, feed))):  # fmt: skip
             c0 = time.thread_time()
@@ -250,9 +261,11 @@ def main() -> None:
     ort_times, ort_keys = ort_node_times(path, warm)
 
     go_by: dict[str, list[float]] = defaultdict(list)
+    warm_by: dict[str, float] = defaultdict(float)
     groups: dict[str, str] = {}
     for k in kernels:
         go_by[k.key].append(statistics.median(k.cpu))
+        warm_by[k.key] += statistics.median(k.warm) if k.warm else 0.0
         groups[k.key] = k.group
     ort_by: dict[str, list[float]] = defaultdict(list)
     for node, ts in ort_times.items():
@@ -273,12 +286,15 @@ def main() -> None:
         g, o = sum(go_by.get(key, [])), sum(ort_by.get(key, []))
         rows.append((g - o, key, len(go_by.get(key, [])), len(ort_by.get(key, [])), g, o))
     rows.sort(reverse=True)
-    print(f"{'kernel class':34}{'n':>3}{'graph-opt ms':>13}{'ort ms':>9}{'ratio':>7}{'gap ms':>8}  group")
+    warm_head = f"{'warm':>8}" if args.warm else ""
+    print(f"{'kernel class':34}{'n':>3}{'graph-opt ms':>13}{warm_head}{'ort ms':>9}{'ratio':>7}{'gap ms':>8}  group")
     for gap, key, ng, no, g, o in rows[: args.top]:
         ratio = f"{g / o:6.2f}x" if o else "      -"
         n = f"{ng}" if ng == no else f"{ng}/{no}"
-        print(f"{key:34}{n:>3}{1e3 * g:>13.3f}{1e3 * o:>9.3f}{ratio}{1e3 * gap:>8.2f}  {groups.get(key, '-')}")
-    print(f"{'total':34}{'':>3}{1e3 * go_total:>13.3f}{1e3 * ort_total:>9.3f}{go_total / ort_total:6.2f}x"
+        warm = f"{1e3 * warm_by.get(key, 0.0):>8.3f}" if args.warm else ""
+        print(f"{key:34}{n:>3}{1e3 * g:>13.3f}{warm}{1e3 * o:>9.3f}{ratio}{1e3 * gap:>8.2f}  {groups.get(key, '-')}")
+    warm_total = f"{1e3 * sum(warm_by.values()):>8.3f}" if args.warm else ""
+    print(f"{'total':34}{'':>3}{1e3 * go_total:>13.3f}{warm_total}{1e3 * ort_total:>9.3f}{go_total / ort_total:6.2f}x"
           f"{1e3 * (go_total - ort_total):>8.2f}")  # fmt: skip
 
 
