@@ -123,8 +123,13 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     if any(tensor_of(v).element_type != f32 for v in (*mm.operands, mm.results[0])):
         return None
     plan: GemmPlan | ConvPlan | None = rules.GEMM_PLAN.lookup(mm)(mm, constants)  # type: ignore[misc]
-    if plan is None or not all(isinstance(sources.get(v), SSAValue) for v in (plan.a, plan.b)):
+    if plan is None or not (isinstance(sources.get(plan.a), SSAValue) or plan.a in constants):
         return None
+    # B is read from its buffer unless it is packed at compile time (a dense
+    # or splat constant); a depthwise weight may be a splat (a scalar).
+    if not plan.pack_b and not isinstance(sources.get(plan.b), SSAValue):
+        if not (isinstance(plan, ConvPlan) and plan.depthwise and plan.b in constants):
+            return None
     if isinstance(plan, GemmPlan) and (plan.n < MIN_N or plan.m * plan.n * plan.k < MIN_FLOP_VOLUME):
         return None
     return plan
@@ -148,7 +153,7 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
     out_shape = tensor_of(mm.result).get_shape()
     m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
     const = constants.get(mm.rhs)
-    pack = const is not None and len(b_shape) == 2 and const.value is not None
+    pack = const is not None and len(b_shape) == 2
     return GemmPlan(
         mm, mm.lhs, mm.rhs, tuple(out_shape[:-2]), m, n, k, pack,
         a_index=lambda em, batch, i, kk: [*_batch_idx(em, a_shape, batch), i, kk],
@@ -268,7 +273,10 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 bs.append(em.emit_here(vector.LoadOp(src, at, vt)).results[0])
             nxt = []
             for r in range(rows):
-                a = em.emit_here(memref.LoadOp.get(a_buf, plan.a_index(em, a_b, a_rows[r], kk))).results[0]
+                if isinstance(a_buf, SSAValue):
+                    a = em.emit_here(memref.LoadOp.get(a_buf, plan.a_index(em, a_b, a_rows[r], kk))).results[0]
+                else:  # a splat constant A (a pointwise conv's uniform weight)
+                    a = em.value_at(plan.a, plan.a_index(em, a_b, a_rows[r], kk))
                 av = em.emit(vector.BroadcastOp(a, vt)).results[0]
                 for v in range(nvec):
                     nxt.append(em.emit(vector.FMAOp(av, bs[v], accs[r * nvec + v])).results[0])

@@ -334,7 +334,8 @@ class FunctionLowering:
         through the whole function (quadratic at -O0)."""
         if not spec.gemm_anchor:
             return None
-        constants = {spec.inner_of[v]: v.owner for v in buffer_inputs if isinstance(v.owner, ConstantOp)}
+        # Splat constants too: a splat weight is packed like a dense one.
+        constants = {spec.inner_of[v]: v.owner for v in spec.inputs if isinstance(v.owner, ConstantOp)}
         plan = plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
         if plan is not None and plan.pack_b:
             g = plan.packed_global(constants[plan.b], f"{self.prefix}_packed{len(self.globals)}")

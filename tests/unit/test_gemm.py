@@ -136,3 +136,13 @@ def test_equal_columns_of_b_give_bitwise_equal_columns(const_b: bool) -> None:
     got = fn(x) if const_b else fn(x, w)
     assert (got == got[:, :1]).all()
     check(got, x @ w, k)
+
+
+def test_splat_b_is_packed() -> None:
+    """A splat (uniform) B is packed at compile time like a dense one."""
+    a = RNG.standard_normal((40, 64)).astype(np.float32)
+    b = GraphBuilder("f")
+    x = b.input(a.shape, name="a")
+    module = b.build(b.matmul(x, b.splat((64, 48), 0.5)))
+    assert uses_micro_kernel(module)
+    np.testing.assert_allclose(graphopt.compile(module, opt_level=2)["f"](a), a @ np.full((64, 48), 0.5, np.float32), rtol=1e-5, atol=1e-5)
