@@ -146,3 +146,21 @@ def test_splat_b_is_packed() -> None:
     module = b.build(b.matmul(x, b.splat((64, 48), 0.5)))
     assert uses_micro_kernel(module)
     np.testing.assert_allclose(graphopt.compile(module, opt_level=2)["f"](a), a @ np.full((64, 48), 0.5, np.float32), rtol=1e-5, atol=1e-5)
+
+
+def test_k_chunks_accumulate_in_a_c_scratch() -> None:
+    """K cut into cache-level chunks (two of 512 rows and one of 76): every
+    tile adds each chunk's sum into the C scratch buffer, the epilogue runs
+    after the last chunk; batched, with a 2-row remainder tile."""
+    bt, m, k, n = 2, 210, 1100, 64
+    b = GraphBuilder("f")
+    x, w, c = b.input((bt, m, k), name="x"), b.input((bt, k, n), name="w"), b.input((n,), name="c")
+    module = b.build(b.relu(b.add(b.matmul(x, w), c)))
+    lowered = module.clone()
+    run_pipeline(lowered, "O2")
+    lower_graph_to_loop(lowered)
+    scratch = [op for op in lowered.walk() if op.name == "memref.alloca" and op.results[0].type.get_shape() == (216, n)]
+    assert scratch, "no C scratch buffer: K was not chunked"
+    xs, ws, cs = rand(bt, m, k), rand(bt, k, n), rand(n)
+    want = np.maximum(np.einsum("bmk,bkn->bmn", xs.astype(np.float64), ws.astype(np.float64)) + cs, 0)
+    check(graphopt.compile(module, opt_level=2)["f"](xs, ws, cs), want, k)
