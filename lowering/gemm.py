@@ -445,15 +445,31 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
     # stay in L2 together (49x4608x512: 590 KB + 900 KB), K is cut into
     # chunks of K_CHUNK rows; every tile adds a chunk's sum into a C scratch
     # buffer and the epilogue runs after the last chunk.
+    full_panels, last_cols = divmod(n, NR)
+    n_pad = -(-n // NR) * NR
+    # The chunk: about K_CHUNK rows, fewer when the chunk of A would not
+    # stay in L2 with a chunk of a panel; it replaces the M blocks.
+    chunk_rows = min(K_CHUNK, L2_BUDGET_BYTES // (4 * (m + NR)) // K_BLOCK * K_BLOCK)
+    # Pointwise convs keep the M blocks: chunked, 1024->256 @14, 1024->512
+    # @14 and 2048->512 @7 ran 5-20% slower (interleaved A/B, cold caches).
     k_chunked = (
-        copy_panels and not plan.pack_b and k >= 2 * K_CHUNK and blocks <= 1 and n % NR == 0
-        and 4 * k * (NR + m) > L2_BUDGET_BYTES and 4 * m * n <= C_SCRATCH_BYTES
+        isinstance(mm, graph.MatmulOp) and copy_panels and not plan.pack_b and chunk_rows >= K_BLOCK and k >= 2 * chunk_rows
+        and 4 * k * (NR + m) > L2_BUDGET_BYTES and 4 * (full_tiles + 1) * MR * n_pad <= C_SCRATCH_BYTES
     )  # fmt: skip
     if k_chunked:
         m_pad = full_tiles * MR + (MR if rem_rows else 0)
-        c_buf = em.local_buffer([m_pad, n], f32)
+        c_buf = em.local_buffer([m_pad, n_pad], f32)
 
         def chunk_of(batch, k0: SSAValue, length: int) -> None:
+            def tiles_of(j0: SSAValue, jb: SSAValue) -> None:
+                def tile(i0: SSAValue, rows: int) -> None:
+                    micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES, chunk=(k0, length, c_buf, i0, j0))
+
+                if full_tiles:
+                    em.loop(full_tiles, lambda ib: tile(em.idx_mul(ib, MR), MR))
+                if rem_rows:
+                    tile(em.index(full_tiles * MR), rem_rows)
+
             def jb_body(jb):
                 j0 = em.idx_mul(jb, NR)
 
@@ -464,32 +480,39 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                         em.emit_here(vector.StoreOp(row, panel_buf, [kk, em.index(v * LANES)]))
 
                 em.loop(length, copy_row)
+                tiles_of(j0, jb)
 
-                def tile(i0: SSAValue, rows: int) -> None:
-                    micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES, chunk=(k0, length, c_buf, i0, j0))
+            if full_panels:
+                em.loop(full_panels, jb_body, parallel=True)
+            if last_cols:  # the last, partial panel: copied zero-padded
+                j0 = em.index(full_panels * NR)
 
-                if full_tiles:
-                    em.loop(full_tiles, lambda ib: tile(em.idx_mul(ib, MR), MR))
-                if rem_rows:
-                    tile(em.index(full_tiles * MR), rem_rows)
+                def copy_part(kk):
+                    for v in range(NR // LANES):
+                        em.emit_here(vector.StoreOp(zero_v, panel_buf, [kk, em.index(v * LANES)]))
+                    src = lambda c: em.load(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), em.idx_add(j0, c)))  # noqa: E731
+                    em.loop(last_cols, lambda c: em.store(src(c), panel_buf, [kk, c]))
 
-            em.loop(n // NR, jb_body, parallel=True)
+                em.loop(length, copy_part)
+                tiles_of(j0, em.index(full_panels))
 
         def chunked_batch(batch) -> None:
-            em.loop(m_pad, lambda i: [em.emit_here(vector.StoreOp(zero_v, c_buf, [i, em.index(v * LANES)])) for v in range(n // LANES)])
-            full_chunks, k_rest = divmod(k, K_CHUNK)
-            em.loop(full_chunks, lambda c: chunk_of(batch, em.idx_mul(c, K_CHUNK), K_CHUNK))
+            em.loop(m_pad, lambda i: [em.emit_here(vector.StoreOp(zero_v, c_buf, [i, em.index(v * LANES)])) for v in range(n_pad // LANES)])
+            full_chunks, k_rest = divmod(k, chunk_rows)
+            em.loop(full_chunks, lambda c: chunk_of(batch, em.idx_mul(c, chunk_rows), chunk_rows))
             if k_rest:
-                chunk_of(batch, em.index(full_chunks * K_CHUNK), k_rest)
+                chunk_of(batch, em.index(full_chunks * chunk_rows), k_rest)
 
-            def epi(jb):
-                j0 = em.idx_mul(jb, NR)
+            def epi(j0: SSAValue, cols: int) -> None:
                 if full_tiles:
-                    em.loop(full_tiles, lambda ib: epilogue(batch, em.idx_mul(ib, MR), j0, MR, NR, c_buf))
+                    em.loop(full_tiles, lambda ib: epilogue(batch, em.idx_mul(ib, MR), j0, MR, cols, c_buf))
                 if rem_rows:
-                    epilogue(batch, em.index(full_tiles * MR), j0, rem_rows, NR, c_buf)
+                    epilogue(batch, em.index(full_tiles * MR), j0, rem_rows, cols, c_buf)
 
-            em.loop(n // NR, epi, parallel=True)
+            if full_panels:
+                em.loop(full_panels, lambda jb: epi(em.idx_mul(jb, NR), NR), parallel=True)
+            if last_cols:
+                epi(em.index(full_panels * NR), last_cols)
 
         one_batch = chunked_batch  # noqa: F811 - the chunked schedule replaces it
 

@@ -164,3 +164,14 @@ def test_k_chunks_accumulate_in_a_c_scratch() -> None:
     xs, ws, cs = rand(bt, m, k), rand(bt, k, n), rand(n)
     want = np.maximum(np.einsum("bmk,bkn->bmn", xs.astype(np.float64), ws.astype(np.float64)) + cs, 0)
     check(graphopt.compile(module, opt_level=2)["f"](xs, ws, cs), want, k)
+
+
+def test_k_chunks_with_a_partial_last_panel() -> None:
+    """K chunks when N is not a multiple of 32: the last panel of each chunk
+    is copied zero-padded and only its valid columns are stored."""
+    m, k, n = 300, 1200, 70
+    b = GraphBuilder("f")
+    x, w = b.input((m, k), name="x"), b.input((k, n), name="w")
+    module = b.build(b.matmul(x, w))
+    xs, ws = rand(m, k), rand(k, n)
+    check(graphopt.compile(module, opt_level=2)["f"](xs, ws), xs.astype(np.float64) @ ws.astype(np.float64), k)
