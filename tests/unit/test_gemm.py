@@ -163,7 +163,12 @@ def test_k_chunks_accumulate_in_a_c_scratch() -> None:
     assert scratch, "no C scratch buffer: K was not chunked"
     xs, ws, cs = rand(bt, m, k), rand(bt, k, n), rand(n)
     want = np.maximum(np.einsum("bmk,bkn->bmn", xs.astype(np.float64), ws.astype(np.float64)) + cs, 0)
-    check(graphopt.compile(module, opt_level=2)["f"](xs, ws, cs), want, k)
+    cm = graphopt.compile(module, opt_level=2)
+    cm.num_threads = 1
+    one = cm["f"](xs, ws, cs)
+    cm.num_threads = 2
+    check(one, want, k)
+    assert np.array_equal(cm["f"](xs, ws, cs), one)  # the panels split over threads, C shared
 
 
 def test_k_chunks_with_a_partial_last_panel() -> None:
