@@ -165,7 +165,7 @@ def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
     (sy, sx), (pt, pl), (dy, dx) = conv.stride_values, conv.pad_values[:2], conv.dilation_values
     const = constants.get(conv.weight)
     plan = ConvPlan(
-        conv, conv.input, conv.weight, const is not None and const.value is not None,
+        conv, conv.input, conv.weight, const is not None,
         groups, n_img, c, h, w, og, cg, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
     )  # fmt: skip
     ys = _set_phases_and_taps(plan)
@@ -458,7 +458,7 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     contiguous vector of the padded copy; the vectors of a row tile stay in
     registers over all taps, then the fused epilogue stores the valid pixels."""
     conv = plan.anchor
-    x, wbuf = em.sources[plan.a], em.sources[plan.b]
+    x = em.sources[plan.a]
     vt = VectorType(f32, [LANES])
     zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
     xq = em.local_buffer([plan.c, len(plan.phases), plan.hq, plan.wq], f32)
@@ -486,8 +486,9 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
         em.loop(cols, r_body)
 
     def channel(n, c):
+        # value_at: a buffer load, or the scalar of a splat weight.
         weights = [
-            em.emit(vector.BroadcastOp(_load(em, wbuf, [c, em.index(0), em.index(ky), em.index(kx)]), vt)).results[0]
+            em.emit(vector.BroadcastOp(em.value_at(plan.b, [c, em.index(0), em.index(ky), em.index(kx)]), vt)).results[0]
             for ky, kx, *_ in plan.taps
         ]
 

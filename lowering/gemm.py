@@ -65,6 +65,12 @@ K_BLOCK = 128
 #: Largest K x NR panel of a non-constant B copied to the stack per panel
 #: (a panel read in place, rows of B a power of two apart, runs at half speed).
 PANEL_COPY_BYTES = 1024 * 1024
+#: K chunking (see ``emit_gemm``): rows of K per chunk, the L2 share a panel
+#: of B plus a block of A may take before K is chunked, and the largest C
+#: scratch buffer (a stack buffer).
+K_CHUNK = 512
+L2_BUDGET_BYTES = 1024 * 1024
+C_SCRATCH_BYTES = 512 * 1024
 
 
 @dataclass
@@ -123,8 +129,13 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     if any(tensor_of(v).element_type != f32 for v in (*mm.operands, mm.results[0])):
         return None
     plan: GemmPlan | ConvPlan | None = rules.GEMM_PLAN.lookup(mm)(mm, constants)  # type: ignore[misc]
-    if plan is None or not all(isinstance(sources.get(v), SSAValue) for v in (plan.a, plan.b)):
+    if plan is None or not (isinstance(sources.get(plan.a), SSAValue) or plan.a in constants):
         return None
+    # B is read from its buffer unless it is packed at compile time (a dense
+    # or splat constant); a depthwise weight may be a splat (a scalar).
+    if not plan.pack_b and not isinstance(sources.get(plan.b), SSAValue):
+        if not (isinstance(plan, ConvPlan) and plan.depthwise and plan.b in constants):
+            return None
     if isinstance(plan, GemmPlan) and (plan.n < MIN_N or plan.m * plan.n * plan.k < MIN_FLOP_VOLUME):
         return None
     return plan
@@ -148,7 +159,7 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
     out_shape = tensor_of(mm.result).get_shape()
     m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
     const = constants.get(mm.rhs)
-    pack = const is not None and len(b_shape) == 2 and const.value is not None
+    pack = const is not None and len(b_shape) == 2
     return GemmPlan(
         mm, mm.lhs, mm.rhs, tuple(out_shape[:-2]), m, n, k, pack,
         a_index=lambda em, batch, i, kk: [*_batch_idx(em, a_shape, batch), i, kk],
@@ -250,12 +261,25 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
 
         em.loop(k, body)
 
-    def micro_kernel(a_b, b_b, i0: SSAValue, j0: SSAValue, jb: SSAValue, rows: int, nvec: int) -> None:
-        """acc[rows][nvec] over all of K, stored into the tile buffer."""
+    def micro_kernel(
+        a_b, b_b, i0: SSAValue, j0: SSAValue, jb: SSAValue, rows: int, nvec: int,
+        chunk: tuple[SSAValue, int, SSAValue, SSAValue, SSAValue] | None = None,
+    ) -> None:
+        """acc[rows][nvec] over all of K, stored into the tile buffer; or, for
+        ``chunk = (k0, length, C, row0, col0)``, over rows ``k0 ..`` of K (B's
+        in the panel buffer) and added to ``C[row0 + r, col0 + c]``."""
         a_rows = [em.idx_add(i0, em.index(r)) if r else i0 for r in range(rows)]
+        k_len = k if chunk is None else chunk[1]
+        dst = tile_buf if chunk is None else chunk[2]
+
+        def t_at(r: int, v: int) -> list[SSAValue]:
+            if chunk is None:
+                return [em.index(r), em.index(v * LANES)]
+            return [em.idx_add(chunk[3], em.index(r)), em.idx_add(chunk[4], em.index(v * LANES))]
 
         def body(ivs, accs):
             (kk,) = ivs
+            ka = kk if chunk is None else em.idx_add(chunk[0], kk)
             bs = []
             for v in range(nvec):
                 if plan.pack_b:
@@ -268,47 +292,56 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 bs.append(em.emit_here(vector.LoadOp(src, at, vt)).results[0])
             nxt = []
             for r in range(rows):
-                a = em.emit_here(memref.LoadOp.get(a_buf, plan.a_index(em, a_b, a_rows[r], kk))).results[0]
+                if isinstance(a_buf, SSAValue):
+                    a = em.emit_here(memref.LoadOp.get(a_buf, plan.a_index(em, a_b, a_rows[r], ka))).results[0]
+                else:  # a splat constant A (a pointwise conv's uniform weight)
+                    a = em.value_at(plan.a, plan.a_index(em, a_b, a_rows[r], ka))
                 av = em.emit(vector.BroadcastOp(a, vt)).results[0]
                 for v in range(nvec):
                     nxt.append(em.emit(vector.FMAOp(av, bs[v], accs[r * nvec + v])).results[0])
             return nxt
 
         zeros = [zero_v] * (rows * nvec)
-        nkb, krem = divmod(k, K_BLOCK)
-        if nkb <= 1:  # one sequential sum over K
+        nkb, krem = divmod(k_len, K_BLOCK)
+        if nkb <= 1 and chunk is None:  # one sequential sum over K
             accs = em.reduce([k], zeros, body)
             for r in range(rows):
                 for v in range(nvec):
                     em.emit_here(vector.StoreOp(accs[r * nvec + v], tile_buf, [em.index(r), em.index(v * LANES)]))
             return
         # Blocked accumulation: each block of K_BLOCK products is summed from
-        # zero in registers, then added to the tile.
-        for r in range(rows):
-            for v in range(nvec):
-                em.emit_here(vector.StoreOp(zero_v, tile_buf, [em.index(r), em.index(v * LANES)]))
+        # zero in registers, then added to the tile (a chunk adds to C).
+        if chunk is None:
+            for r in range(rows):
+                for v in range(nvec):
+                    em.emit_here(vector.StoreOp(zero_v, tile_buf, [em.index(r), em.index(v * LANES)]))
 
         def block(k0: SSAValue, count: int) -> None:
             accs = em.reduce([count], zeros, lambda ivs, a: body([em.idx_add(k0, ivs[0])], a))
             for r in range(rows):
                 for v in range(nvec):
-                    at = [em.index(r), em.index(v * LANES)]
-                    old = em.emit_here(vector.LoadOp(tile_buf, at, vt)).results[0]
-                    em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], tile_buf, at))
+                    at = t_at(r, v)
+                    old = em.emit_here(vector.LoadOp(dst, at, vt)).results[0]
+                    em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], dst, at))
 
-        em.loop(nkb, lambda kb: block(em.idx_mul(kb, K_BLOCK), K_BLOCK))
+        if nkb > 1:
+            em.loop(nkb, lambda kb: block(em.idx_mul(kb, K_BLOCK), K_BLOCK))
+        elif nkb == 1:
+            block(em.index(0), K_BLOCK)
         if krem:
             block(em.index(nkb * K_BLOCK), krem)
 
-    def epilogue(batch, i0: SSAValue, j0: SSAValue, rows: int, cols: int) -> None:
-        """out[batch, i0 + r, j0 + c] = root at those indices, T feeding the matmul."""
+    def epilogue(batch, i0: SSAValue, j0: SSAValue, rows: int, cols: int, c_buf: SSAValue | None = None) -> None:
+        """out[batch, i0 + r, j0 + c] = root at those indices, T (or the C
+        scratch ``c_buf`` at ``[i0 + r, j0 + c]``) feeding the matmul."""
 
         def r_body(r):
             i = em.idx_add(i0, r)
 
             def c_body(c):
-                idx = tuple(plan.out_index(em, batch, i, em.idx_add(j0, c)))
-                set_tile(em, (mm, idx, tile_buf, r, c))
+                j = em.idx_add(j0, c)
+                idx = tuple(plan.out_index(em, batch, i, j))
+                set_tile(em, (mm, idx, tile_buf, r, c) if c_buf is None else (mm, idx, c_buf, i, j))
                 v = em.value_at(root, list(idx))
                 set_tile(em, None)
                 em.store(v, out, list(idx))
@@ -407,6 +440,81 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             run_panels(batch, rem_row_loop)
         if scalar_from < n:
             scalar_block(batch, scalar_from)
+
+    # K chunks at the cache level: when a panel of B and the block of A do not
+    # stay in L2 together (49x4608x512: 590 KB + 900 KB), K is cut into
+    # chunks of K_CHUNK rows; every tile adds a chunk's sum into a C scratch
+    # buffer and the epilogue runs after the last chunk.
+    full_panels, last_cols = divmod(n, NR)
+    n_pad = -(-n // NR) * NR
+    # The chunk: about K_CHUNK rows, fewer when the chunk of A would not
+    # stay in L2 with a chunk of a panel; it replaces the M blocks.
+    chunk_rows = min(K_CHUNK, L2_BUDGET_BYTES // (4 * (m + NR)) // K_BLOCK * K_BLOCK)
+    # Pointwise convs keep the M blocks: chunked, 1024->256 @14, 1024->512
+    # @14 and 2048->512 @7 ran 5-20% slower (interleaved A/B, cold caches).
+    k_chunked = (
+        isinstance(mm, graph.MatmulOp) and copy_panels and not plan.pack_b and chunk_rows >= K_BLOCK and k >= 2 * chunk_rows
+        and 4 * k * (NR + m) > L2_BUDGET_BYTES and 4 * (full_tiles + 1) * MR * n_pad <= C_SCRATCH_BYTES
+    )  # fmt: skip
+    if k_chunked:
+        m_pad = full_tiles * MR + (MR if rem_rows else 0)
+        c_buf = em.local_buffer([m_pad, n_pad], f32)
+
+        def chunk_of(batch, k0: SSAValue, length: int) -> None:
+            def tiles_of(j0: SSAValue, jb: SSAValue) -> None:
+                def tile(i0: SSAValue, rows: int) -> None:
+                    micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES, chunk=(k0, length, c_buf, i0, j0))
+
+                if full_tiles:
+                    em.loop(full_tiles, lambda ib: tile(em.idx_mul(ib, MR), MR))
+                if rem_rows:
+                    tile(em.index(full_tiles * MR), rem_rows)
+
+            def jb_body(jb):
+                j0 = em.idx_mul(jb, NR)
+
+                def copy_row(kk):
+                    for v in range(NR // LANES):
+                        j = em.idx_add(j0, em.index(v * LANES)) if v else j0
+                        row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), j), vt)).results[0]
+                        em.emit_here(vector.StoreOp(row, panel_buf, [kk, em.index(v * LANES)]))
+
+                em.loop(length, copy_row)
+                tiles_of(j0, jb)
+
+            if full_panels:
+                em.loop(full_panels, jb_body, parallel=True)
+            if last_cols:  # the last, partial panel: copied zero-padded
+                j0 = em.index(full_panels * NR)
+
+                def copy_part(kk):
+                    for v in range(NR // LANES):
+                        em.emit_here(vector.StoreOp(zero_v, panel_buf, [kk, em.index(v * LANES)]))
+                    src = lambda c: em.load(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), em.idx_add(j0, c)))  # noqa: E731
+                    em.loop(last_cols, lambda c: em.store(src(c), panel_buf, [kk, c]))
+
+                em.loop(length, copy_part)
+                tiles_of(j0, em.index(full_panels))
+
+        def chunked_batch(batch) -> None:
+            em.loop(m_pad, lambda i: [em.emit_here(vector.StoreOp(zero_v, c_buf, [i, em.index(v * LANES)])) for v in range(n_pad // LANES)])
+            full_chunks, k_rest = divmod(k, chunk_rows)
+            em.loop(full_chunks, lambda c: chunk_of(batch, em.idx_mul(c, chunk_rows), chunk_rows))
+            if k_rest:
+                chunk_of(batch, em.index(full_chunks * chunk_rows), k_rest)
+
+            def epi(j0: SSAValue, cols: int) -> None:
+                if full_tiles:
+                    em.loop(full_tiles, lambda ib: epilogue(batch, em.idx_mul(ib, MR), j0, MR, cols, c_buf))
+                if rem_rows:
+                    epilogue(batch, em.index(full_tiles * MR), j0, rem_rows, cols, c_buf)
+
+            if full_panels:
+                em.loop(full_panels, lambda jb: epi(em.idx_mul(jb, NR), NR), parallel=True)
+            if last_cols:
+                epi(em.index(full_panels * NR), last_cols)
+
+        one_batch = chunked_batch  # noqa: F811 - the chunked schedule replaces it
 
     def batch_level(d: int, batch: list[SSAValue]) -> None:
         if d == len(batch_shape):

@@ -330,7 +330,7 @@ class FunctionLowering:
         gemm = self._gemm_plan(spec, buffer_inputs)
         packed_b = None
         if gemm is not None and gemm.pack_b:
-            packed_b = next(v for v in buffer_inputs if spec.inner_of[v] is gemm.b)
+            packed_b = next(v for v in spec.inputs if spec.inner_of[v] is gemm.b)  # a splat B is no buffer
             if self._only_anchor_reads(gemm):
                 # The kernel reads only the packed copy: the original is not passed.
                 buffer_inputs = [v for v in buffer_inputs if v is not packed_b]
@@ -384,7 +384,8 @@ class FunctionLowering:
         the whole function (quadratic at -O0)."""
         if not spec.gemm_anchor:
             return None
-        constants = {spec.inner_of[v]: v.owner for v in buffer_inputs if isinstance(v.owner, ConstantOp)}
+        # Splat constants too: a splat weight is packed like a dense one.
+        constants = {spec.inner_of[v]: v.owner for v in spec.inputs if isinstance(v.owner, ConstantOp)}
         return plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
 
     @staticmethod

@@ -153,3 +153,24 @@ def test_depthwise_in_registers(c, h, w, k, pads, d, weights) -> None:
     want = np.clip(conv_ref(xs, ws, (1, 1), pads, (d, d), c) + bias, 0, 6)
     args = (xs,) if weights == "constant" else (xs, ws)
     check(graphopt.compile(module, opt_level=2)["f"](*args), want)
+
+
+# (C, H, W, O, k, stride, groups): a 3x3, a 1x1 (the pointwise GEMM, its A
+# the splat's scalar), a 1x1 stride 2, a depthwise 3x3.
+SPLAT = [(16, 10, 12, 32, 3, 1, 1), (32, 9, 9, 40, 1, 1, 1), (32, 16, 16, 32, 1, 2, 1), (32, 12, 20, 32, 3, 1, 32)]
+
+
+@pytest.mark.parametrize("c,h,w,o,k,s,g", SPLAT)
+def test_splat_weight_takes_the_schedule(c, h, w, o, k, s, g) -> None:
+    """A splat (uniform) weight is packed at compile time like a dense one, so
+    it takes the micro-kernel instead of the direct loops."""
+    xs, bias = rand(1, c, h, w), rand(o, 1, 1)
+    ws = np.full((o, c // g, k, k), 0.25, np.float32)
+    b = GraphBuilder("f")
+    x = b.input(xs.shape, name="x")
+    p = k // 2
+    y = b.conv2d(x, b.splat(ws.shape, 0.25), (s, s), (p,) * 4, (1, 1), g)
+    module = b.build(b.relu(b.add(y, b.constant(bias))))
+    assert uses_micro_kernel(module)
+    want = np.maximum(conv_ref(xs, ws, (s, s), (p,) * 4, (1, 1), g) + bias, 0)
+    check(graphopt.compile(module, opt_level=2)["f"](xs), want)

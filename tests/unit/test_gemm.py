@@ -136,3 +136,47 @@ def test_equal_columns_of_b_give_bitwise_equal_columns(const_b: bool) -> None:
     got = fn(x) if const_b else fn(x, w)
     assert (got == got[:, :1]).all()
     check(got, x @ w, k)
+
+
+def test_splat_b_is_packed() -> None:
+    """A splat (uniform) B is packed at compile time like a dense one."""
+    a = RNG.standard_normal((40, 64)).astype(np.float32)
+    b = GraphBuilder("f")
+    x = b.input(a.shape, name="a")
+    module = b.build(b.matmul(x, b.splat((64, 48), 0.5)))
+    assert uses_micro_kernel(module)
+    np.testing.assert_allclose(graphopt.compile(module, opt_level=2)["f"](a), a @ np.full((64, 48), 0.5, np.float32), rtol=1e-5, atol=1e-5)
+
+
+def test_k_chunks_accumulate_in_a_c_scratch() -> None:
+    """K cut into cache-level chunks (two of 512 rows and one of 76): every
+    tile adds each chunk's sum into the C scratch buffer, the epilogue runs
+    after the last chunk; batched, with a 2-row remainder tile."""
+    bt, m, k, n = 2, 210, 1100, 64
+    b = GraphBuilder("f")
+    x, w, c = b.input((bt, m, k), name="x"), b.input((bt, k, n), name="w"), b.input((n,), name="c")
+    module = b.build(b.relu(b.add(b.matmul(x, w), c)))
+    lowered = module.clone()
+    run_pipeline(lowered, "O2")
+    lower_graph_to_loop(lowered)
+    scratch = [op for op in lowered.walk() if op.name == "memref.alloca" and op.results[0].type.get_shape() == (216, n)]
+    assert scratch, "no C scratch buffer: K was not chunked"
+    xs, ws, cs = rand(bt, m, k), rand(bt, k, n), rand(n)
+    want = np.maximum(np.einsum("bmk,bkn->bmn", xs.astype(np.float64), ws.astype(np.float64)) + cs, 0)
+    cm = graphopt.compile(module, opt_level=2)
+    cm.num_threads = 1
+    one = cm["f"](xs, ws, cs)
+    cm.num_threads = 2
+    check(one, want, k)
+    assert np.array_equal(cm["f"](xs, ws, cs), one)  # the panels split over threads, C shared
+
+
+def test_k_chunks_with_a_partial_last_panel() -> None:
+    """K chunks when N is not a multiple of 32: the last panel of each chunk
+    is copied zero-padded and only its valid columns are stored."""
+    m, k, n = 300, 1200, 70
+    b = GraphBuilder("f")
+    x, w = b.input((m, k), name="x"), b.input((k, n), name="w")
+    module = b.build(b.matmul(x, w))
+    xs, ws = rand(m, k), rand(k, n)
+    check(graphopt.compile(module, opt_level=2)["f"](xs, ws), xs.astype(np.float64) @ ws.astype(np.float64), k)
