@@ -18,18 +18,14 @@ from typing import ClassVar
 import numpy as np
 from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
-    traits_def,
-)
-from xdsl.traits import Pure
+from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def, traits_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    ALL_TYPES, FLOAT_TYPES, GraphOp, ReduceOp, check_static_tensor, normalize_axis, shape_str,
-    tensor, tensor_of,
+    ALL_TYPES, FLOAT_TYPES, check_static_tensor, normalize_axis, shape_str, tensor, tensor_of,
 )
+from graphopt.dialects.graph.families import ReduceOp, UnaryTensorOp
 from graphopt.dialects.graph.properties import int_value
 from graphopt.dialects.traits import PreservesSplat
 
@@ -52,11 +48,7 @@ class ReduceMaxOp(ReduceOp):
     name = "graph.reduce_max"
     traits = traits_def(PreservesSplat())
     NUMPY_FN = staticmethod(np.max)
-
-    def verify_extra(self) -> None:
-        shape = tensor_of(self.input).get_shape()
-        if any(shape[a] == 0 for a in self.normalized_axes):
-            raise VerifyException("graph.reduce_max: cannot reduce an empty axis")
+    EMPTY_AXIS_ERROR: ClassVar[str] = "cannot reduce an empty axis"
 
 
 @irdl_op_definition
@@ -66,13 +58,7 @@ class ReduceMinOp(ReduceOp):
     name = "graph.reduce_min"
     traits = traits_def(PreservesSplat())
     NUMPY_FN = staticmethod(np.min)
-
-    def verify_extra(self) -> None:
-        shape = tensor_of(self.input).get_shape()
-        if any(shape[a] == 0 for a in self.normalized_axes):
-            raise VerifyException(
-                f"graph.reduce_min: cannot reduce an empty axis ({shape_str(shape)})"
-            )
+    EMPTY_AXIS_ERROR: ClassVar[str] = "cannot reduce an empty axis ({shape})"
 
 
 @irdl_op_definition
@@ -84,30 +70,18 @@ class ReduceProdOp(ReduceOp):
 
 
 @irdl_op_definition
-class ArgmaxOp(GraphOp):
+class ArgmaxOp(UnaryTensorOp):
     """Index (i64) of the first maximum along ``axis`` (see the module docstring)."""
 
     name = "graph.argmax"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
     axis = prop_def(IntegerAttr)
     keepdims = opt_prop_def(UnitAttr)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.COMM_REDUCE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue, axis: int = -1, keepdims: bool = False):
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, axis, keepdims)],
-            properties={
-                "axis": IntegerAttr(axis, i64),
-                **({"keepdims": UnitAttr()} if keepdims else {}),
-            },
-        )
+        super().__init__(operands=[input], properties={"axis": axis, "keepdims": keepdims})
 
     @classmethod
     def infer_type(cls, input: Attribute, axis: int, keepdims: bool) -> TensorType:
