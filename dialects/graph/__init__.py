@@ -68,6 +68,8 @@ from .families import (
 from .properties import (
     dense_i64_array,
     int_values,
+    int_value,
+    float_value,
     f64_attr,
     property_attribute,
 )
