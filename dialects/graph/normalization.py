@@ -77,6 +77,27 @@ class NormOp(PureOp):
             raise VerifyException(f"{self.name}: eps must be >= 0, got {self.epsilon}")
 
 
+class AffineNormOp(NormOp):
+    """``batch_norm_train`` and ``layer_norm``: ``x`` standardized over some
+    axes with its own mean and (biased) variance, then scaled and shifted:
+    ``%y = graph.<op> %x, %scale, %bias {eps = ...} : (...) -> ...``."""
+
+    input = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    bias = operand_def(TensorType)
+
+    assembly_format = "$input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)"
+
+    def standardized(self, x: np.ndarray, axes: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``((x - mean) / sqrt(var + eps), mean, var)``, the statistics over
+        ``axes`` kept as size-1 axes; the variance in two passes (no
+        ``E[x²]-E[x]²`` cancellation)."""
+        mean = np.mean(x, axis=tuple(axes), keepdims=True)
+        centred = x - mean
+        var = np.mean(centred * centred, axis=tuple(axes), keepdims=True)
+        return centred / np.sqrt(var + np.asarray(self.epsilon, x.dtype)), mean, var
+
+
 def check_same_element_type(op_name: str, types: Sequence[Attribute]) -> None:
     first = tensor_of_type(types[0]).element_type
     for i, t in enumerate(types[1:], start=1):
@@ -155,7 +176,7 @@ class BatchNormOp(NormOp):
 
 
 @irdl_op_definition
-class BatchNormTrainOp(NormOp):
+class BatchNormTrainOp(AffineNormOp):
     """Training batch norm: normalizes with the batch's own statistics.
 
     Results: ``y``, the batch mean and the biased batch variance per channel
@@ -170,15 +191,10 @@ class BatchNormTrainOp(NormOp):
     """
 
     name = "graph.batch_norm_train"
-    input = operand_def(TensorType)
-    scale = operand_def(TensorType)
-    bias = operand_def(TensorType)
     result = result_def(TensorType)
     batch_mean = result_def(TensorType)
     batch_var = result_def(TensorType)
     momentum = prop_def(FloatAttr[Float64Type])
-
-    assembly_format = "$input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)"
 
     def __init__(
         self,
@@ -212,29 +228,20 @@ class BatchNormTrainOp(NormOp):
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, scale, bias = inputs
         r = x.ndim
-        axes = (0, *range(2, r))
-        mean = np.mean(x, axis=axes, keepdims=True)
-        centred = x - mean
-        var = np.mean(centred * centred, axis=axes, keepdims=True)
-        denom = np.sqrt(var + np.asarray(self.epsilon, x.dtype))
-        y = centred / denom * channel_view(scale, r) + channel_view(bias, r)
+        xhat, mean, var = self.standardized(x, (0, *range(2, r)))
+        y = xhat * channel_view(scale, r) + channel_view(bias, r)
         return [y.astype(x.dtype, copy=False), mean.reshape(-1), var.reshape(-1)]
 
 
 @irdl_op_definition
-class LayerNormOp(NormOp):
+class LayerNormOp(AffineNormOp):
     """ONNX LayerNormalization: normalize over the axes ``[axis, rank)``,
     ``y = (x - mean) / sqrt(var + eps) * scale + bias``.  ``scale`` and
     ``bias`` broadcast (numpy rules) to the normalized shape ``x.shape[axis:]``."""
 
     name = "graph.layer_norm"
-    input = operand_def(TensorType)
-    scale = operand_def(TensorType)
-    bias = operand_def(TensorType)
     result = result_def(TensorType)
     axis = prop_def(IntegerAttr)
-
-    assembly_format = "$input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)"
 
     def __init__(
         self,
@@ -282,12 +289,8 @@ class LayerNormOp(NormOp):
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, scale, bias = inputs
-        axes = tuple(range(self.normalized_axis, x.ndim))
-        mean = np.mean(x, axis=axes, keepdims=True)
-        centred = x - mean
-        var = np.mean(centred * centred, axis=axes, keepdims=True)
-        y = centred / np.sqrt(var + np.asarray(self.epsilon, x.dtype)) * scale + bias
-        return [y.astype(x.dtype, copy=False)]
+        xhat, _, _ = self.standardized(x, range(self.normalized_axis, x.ndim))
+        return [(xhat * scale + bias).astype(x.dtype, copy=False)]
 
 
 def lrn_window(size: int) -> tuple[int, int]:

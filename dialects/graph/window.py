@@ -131,6 +131,11 @@ class WindowOp(PureOp):
             slice(kw * dw, kw * dw + sw * (ow - 1) + 1, sw),
         )
 
+    def tap_slices(self, kh: int, kw: int, oh: int, ow: int) -> list[tuple[int, int, slice, slice]]:
+        """Every tap ``(i, j)`` of a ``kh x kw`` kernel, row-major, with the
+        rows and columns of the padded input it reads (:meth:`window_slices`)."""
+        return [(i, j, *self.window_slices(i, j, oh, ow)) for i in range(kh) for j in range(kw)]
+
 
 class GroupedOp(GraphOp):
     """An op whose channels split into ``groups`` (conv2d and its gradients)."""
@@ -234,11 +239,9 @@ class Conv2dOp(DilatedWindowOp, GroupedOp):
         xp = pad_nchw(x, self.pad_values, 0.0)
         wg = w.reshape(groups, og, cg, kh, kw)
         out = np.zeros((n, groups, og, oh, ow), x.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                rs, cs = self.window_slices(i, j, oh, ow)
-                patch = xp[:, :, rs, cs].reshape(n, groups, cg, oh, ow)
-                out += np.einsum("ngchw,goc->ngohw", patch, wg[:, :, :, i, j])
+        for i, j, rs, cs in self.tap_slices(kh, kw, oh, ow):
+            patch = xp[:, :, rs, cs].reshape(n, groups, cg, oh, ow)
+            out += np.einsum("ngchw,goc->ngohw", patch, wg[:, :, :, i, j])
         return [out.reshape(n, o, oh, ow)]
 
 
@@ -347,12 +350,7 @@ class Pool2dOp(WindowOp, UnaryTensorOp):
         """The strided view of the padded input each kernel tap reads."""
         _, _, oh, ow = tensor_of(self.result).get_shape()
         kh, kw = self.kernel_values
-        views = []
-        for i in range(kh):
-            for j in range(kw):
-                rs, cs = self.window_slices(i, j, oh, ow)
-                views.append(xp[:, :, rs, cs])
-        return views
+        return [xp[:, :, rs, cs] for _, _, rs, cs in self.tap_slices(kh, kw, oh, ow)]
 
 
 @irdl_op_definition

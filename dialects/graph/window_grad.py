@@ -114,11 +114,9 @@ class Conv2dGradInputOp(WindowGradOp, GroupedOp):
         dx = np.zeros((n, c, ph, pw), g.dtype)
         for grp in range(groups):
             gg = g[:, grp * fg:(grp + 1) * fg]
-            for i in range(kh):
-                for j in range(kw):
-                    rs, cs = self.window_slices(i, j, oh, ow)
-                    wk = w[grp * fg:(grp + 1) * fg, :, i, j]
-                    dx[:, grp * cg:(grp + 1) * cg, rs, cs] += np.einsum("nfhw,fc->nchw", gg, wk)
+            for i, j, rs, cs in self.tap_slices(kh, kw, oh, ow):
+                wk = w[grp * fg:(grp + 1) * fg, :, i, j]
+                dx[:, grp * cg:(grp + 1) * cg, rs, cs] += np.einsum("nfhw,fc->nchw", gg, wk)
         return self.unpadded(dx, h, wd)
 
 
@@ -168,11 +166,9 @@ class Conv2dGradFilterOp(WindowGradOp, GroupedOp):
         dw = np.zeros((f, cg, kh, kw), x.dtype)
         for grp in range(groups):
             gg = g[:, grp * fg:(grp + 1) * fg]
-            for i in range(kh):
-                for j in range(kw):
-                    rs, cs = self.window_slices(i, j, oh, ow)
-                    patch = xp[:, grp * cg:(grp + 1) * cg, rs, cs]
-                    dw[grp * fg:(grp + 1) * fg, :, i, j] = np.einsum("nfhw,nchw->fc", gg, patch)
+            for i, j, rs, cs in self.tap_slices(kh, kw, oh, ow):
+                patch = xp[:, grp * cg:(grp + 1) * cg, rs, cs]
+                dw[grp * fg:(grp + 1) * fg, :, i, j] = np.einsum("nfhw,nchw->fc", gg, patch)
         return [dw]
 
 
@@ -218,12 +214,11 @@ class MaxPool2dGradOp(WindowGradOp):
         pt, pl, _, _ = self.pad_values
         xp = np.full((n, c, ph, pw), -np.inf, x.dtype)
         xp[:, :, pt:pt + h, pl:pl + wd] = x
-        taps = [(i, j) for i in range(kh) for j in range(kw)]
-        stacked = np.stack([xp[:, :, rs, cs] for rs, cs in (self.window_slices(i, j, oh, ow) for i, j in taps)])
+        taps = self.tap_slices(kh, kw, oh, ow)
+        stacked = np.stack([xp[:, :, rs, cs] for _, _, rs, cs in taps])
         first = np.argmax(stacked, axis=0)  # first maximum, row-major over the taps
         dx = np.zeros((n, c, ph, pw), x.dtype)
-        for t, (i, j) in enumerate(taps):
-            rs, cs = self.window_slices(i, j, oh, ow)
+        for t, (_, _, rs, cs) in enumerate(taps):
             dx[:, :, rs, cs] += np.where(first == t, g, 0)
         return self.unpadded(dx, h, wd)
 
@@ -282,8 +277,6 @@ class AvgPool2dGradOp(WindowGradOp):
         ph, pw = self.padded_input_extent(h, wd, oh, ow, kh, kw)
         share = (g / self.divisors(h, wd, oh, ow)).astype(g.dtype)
         dx = np.zeros((n, c, ph, pw), g.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                rs, cs = self.window_slices(i, j, oh, ow)
-                dx[:, :, rs, cs] += share
+        for _, _, rs, cs in self.tap_slices(kh, kw, oh, ow):
+            dx[:, :, rs, cs] += share
         return self.unpadded(dx, h, wd)
