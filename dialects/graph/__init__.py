@@ -72,6 +72,7 @@ from .properties import (
     float_value,
     f64_attr,
     property_attribute,
+    PropertyValue,
 )
 from .dominance import ModuleVerifyError, verify_dominance
 from .module_verify import verify_graph_module

@@ -43,7 +43,7 @@ from graphopt.dialects.graph.base import (
     element_type_of, i1, numpy_dtype, shape_str, tensor, tensor_of, type_str,
 )
 from graphopt.dialects.graph.families import BinaryBroadcastOp, PureOp, UnaryElementwiseOp, UnaryTensorOp
-from graphopt.dialects.graph.properties import float_value
+from graphopt.dialects.graph.properties import PropertyValue, float_value
 from graphopt.dialects.traits import AbsorbingElement, Idempotent, IdentityIfSameType, Involution, NeutralElement, SelfCancelling
 
 
@@ -150,9 +150,7 @@ class GeluOp(UnaryElementwiseOp):
     def __init__(self, input: SSAValue, approximate: bool = False):
         GraphOp.__init__(self, operands=[input], properties={"approximate": approximate})
 
-    @property
-    def is_approximate(self) -> bool:
-        return self.approximate is not None
+    is_approximate = PropertyValue(approximate, default=False)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -176,9 +174,7 @@ class LeakyReluOp(UnaryElementwiseOp):
     def __init__(self, input: SSAValue, alpha: float = 0.01):
         GraphOp.__init__(self, operands=[input], properties={"alpha": alpha})
 
-    @property
-    def alpha_value(self) -> float:
-        return float_value(self.alpha)
+    alpha_value = PropertyValue(alpha)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs

@@ -38,7 +38,7 @@ from graphopt.dialects.graph.base import (
     FLOAT_TYPES, NUMERIC_TYPES, GraphOp, broadcast_shapes, check_static_tensor, normalize_axes,
     normalize_axis, numpy_dtype, shape_str, tensor, tensor_of,
 )
-from graphopt.dialects.graph.properties import int_value, int_values
+from graphopt.dialects.graph.properties import PropertyValue, int_value
 
 
 class PureOp(GraphOp):
@@ -200,18 +200,14 @@ class ReduceOp(UnaryTensorOp):
             out = [d for i, d in enumerate(shape) if i not in norm]
         return tensor(out, input.element_type)
 
-    @property
-    def axis_values(self) -> tuple[int, ...]:
-        return int_values(self.axes)
+    axis_values = PropertyValue(axes)
 
     @property
     def normalized_axes(self) -> tuple[int, ...]:
         rank = len(tensor_of(self.input).get_shape())
         return normalize_axes(self.name, self.axis_values, rank)
 
-    @property
-    def keeps_dims(self) -> bool:
-        return self.keepdims is not None
+    keeps_dims = PropertyValue(keepdims, default=False)
 
     def verify_extra(self) -> None:
         shape = tensor_of(self.input).get_shape()

@@ -33,7 +33,7 @@ from graphopt.dialects.graph.base import (
     ALL_TYPES, FLOAT_TYPES, element_type_of, f32, numpy_dtype, tensor, tensor_of,
 )
 from graphopt.dialects.graph.families import PureOp, SameTypeOp, UnaryElementwiseOp
-from graphopt.dialects.graph.properties import float_value, int_value, int_values
+from graphopt.dialects.graph.properties import PropertyValue, float_value
 from graphopt.dialects.traits import IgnoresOperandValues, NeverFolded
 
 
@@ -87,9 +87,7 @@ class FillOp(PureOp):
             properties={"shape": shape, "value": value},
         )
 
-    @property
-    def shape_values(self) -> tuple[int, ...]:
-        return int_values(self.shape)
+    shape_values = PropertyValue(shape)
 
     @property
     def scalar(self) -> float | int:
@@ -203,17 +201,11 @@ class DropoutOp(SameTypeOp):
     def __init__(self, input: SSAValue, rate: float = 0.5, seed: int = 0, training: bool = False):
         super().__init__(operands=[input], properties={"rate": rate, "seed": seed, "training": training})
 
-    @property
-    def rate_value(self) -> float:
-        return float_value(self.rate)
+    rate_value = PropertyValue(rate)
 
-    @property
-    def seed_value(self) -> int:
-        return int_value(self.seed)
+    seed_value = PropertyValue(seed)
 
-    @property
-    def is_training(self) -> bool:
-        return self.training is not None
+    is_training = PropertyValue(training, default=False)
 
     def verify_extra(self) -> None:
         if not 0.0 <= self.rate_value < 1.0:

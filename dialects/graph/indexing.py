@@ -32,7 +32,7 @@ from graphopt.dialects.graph.base import (
 from graphopt.dialects.graph.families import PureOp
 from graphopt.dialects.graph.fill import check_scalar_value, scalar_of
 from graphopt.dialects.graph.layout import LayoutOp, UnaryLayoutOp, shape_of
-from graphopt.dialects.graph.properties import float_value, int_value, int_values
+from graphopt.dialects.graph.properties import PropertyValue, float_value, int_value, int_values
 from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
@@ -129,9 +129,7 @@ class SplitOp(LayoutOp):
             )
         return [tensor([s if k == ax else d for k, d in enumerate(shape)], input.element_type) for s in sizes]
 
-    @property
-    def size_values(self) -> tuple[int, ...]:
-        return int_values(self.sizes)  # type: ignore[return-value]
+    size_values = PropertyValue(sizes)
 
     @property
     def normalized_axis(self) -> int:
@@ -287,9 +285,7 @@ class PadOp(UnaryLayoutOp):
             raise VerifyException(f"graph.pad: pads must not be negative ({list(pads)})")
         return tensor([d + pads[k] + pads[r + k] for k, d in enumerate(shape)], input.element_type)
 
-    @property
-    def pad_values(self) -> tuple[int, ...]:
-        return int_values(self.pads)  # type: ignore[return-value]
+    pad_values = PropertyValue(pads)
 
     @property
     def scalar(self) -> float | int:
@@ -428,9 +424,7 @@ class GatherGradOp(ScatterGradOp):
     def __init__(self, indices: SSAValue, grad: SSAValue, shape: Sequence[int], axis: int):
         super().__init__(operands=[indices, grad], properties={"shape": shape, "axis": axis})
 
-    @property
-    def axis_value(self) -> int:
-        return int_value(self.axis)
+    axis_value = PropertyValue(axis)
 
     @classmethod
     def infer_type(cls, indices: Attribute, grad: Attribute, shape: Sequence[int], axis: int) -> Attribute:

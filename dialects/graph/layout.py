@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import check_static_tensor, normalize_axes, shape_str, tensor, tensor_of
 from graphopt.dialects.graph.families import PureOp, UnaryTensorOp
-from graphopt.dialects.graph.properties import int_value, int_values
+from graphopt.dialects.graph.properties import PropertyValue, int_value, int_values
 from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
@@ -68,9 +68,7 @@ class TransposeOp(UnaryLayoutOp):
             )
         return tensor([shape[p] for p in perm], input.element_type)
 
-    @property
-    def permutation(self) -> tuple[int, ...]:
-        return int_values(self.perm)
+    permutation = PropertyValue(perm)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [np.transpose(inputs[0], self.permutation).copy(order="C")]

@@ -33,7 +33,7 @@ from graphopt.dialects.graph.base import (
     tensor_of_type, type_str,
 )
 from graphopt.dialects.graph.families import AxisNormalizationOp, PureOp, UnaryTensorOp
-from graphopt.dialects.graph.properties import float_value, int_value
+from graphopt.dialects.graph.properties import PropertyValue, float_value, int_value
 
 
 @irdl_op_definition
@@ -68,9 +68,7 @@ class NormOp(PureOp):
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
 
-    @property
-    def epsilon(self) -> float:
-        return float_value(self.eps)
+    epsilon = PropertyValue(eps)
 
     def verify_extra(self) -> None:
         if not self.epsilon >= 0.0:
@@ -206,9 +204,7 @@ class BatchNormTrainOp(AffineNormOp):
     ):
         super().__init__(operands=[input, scale, bias], properties={"eps": eps, "momentum": momentum})
 
-    @property
-    def momentum_value(self) -> float:
-        return float_value(self.momentum)
+    momentum_value = PropertyValue(momentum)
 
     def verify_extra(self) -> None:
         super().verify_extra()
@@ -313,9 +309,7 @@ class LrnFamilyOp(PureOp):
     def lrn_properties(size: int, alpha: float, beta: float, bias: float) -> dict[str, object]:
         return {"size": size, "alpha": alpha, "beta": beta, "bias": bias}
 
-    @property
-    def window_size(self) -> int:
-        return int_value(self.size)
+    window_size = PropertyValue(size)
 
     @property
     def params(self) -> tuple[float, float, float]:

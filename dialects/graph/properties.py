@@ -7,7 +7,8 @@ with ``f64_attr`` and read with ``float_value``; an i64 one is read with
 ``True``: it is how the verifier hands an op's properties to the op's type
 inference.  ``property_attribute`` goes the other way, as the property's
 declared attribute type says: it is how an op's constructor takes Python
-values.
+values.  ``PropertyValue`` is the op-class accessor that reads one property's
+Python value.
 """
 
 from __future__ import annotations
@@ -99,3 +100,31 @@ def property_attributes(
         if attr is not None:
             out[name] = attr
     return out
+
+
+class PropertyValue(property):
+    """An op-class accessor for the Python value of one of the class's own
+    properties (:func:`property_value`), or ``default`` when it is absent
+    (``False`` for a flag):
+
+        rate = prop_def(FloatAttr[Float64Type])
+        training = opt_prop_def(UnitAttr)
+        rate_value = PropertyValue(rate)
+        is_training = PropertyValue(training, default=False)
+    """
+
+    def __init__(self, field: object, default: object = None):
+        self._field = field
+        self._default = default
+        self._accessor = ""
+        super().__init__(self._read, doc=f"The Python value of the property (default {default!r}).")
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        found = [k for k, v in vars(owner).items() if v is self._field]
+        if len(found) != 1:
+            raise TypeError(f"{owner.__name__}.{name}: its property is not defined in the same class")
+        self._accessor = found[0]
+
+    def _read(self, op: object) -> Any:
+        attr = getattr(op, self._accessor)
+        return self._default if attr is None else property_value(attr)

@@ -26,7 +26,7 @@ from graphopt.dialects.graph.base import (
     ALL_TYPES, FLOAT_TYPES, check_static_tensor, normalize_axis, shape_str, tensor, tensor_of,
 )
 from graphopt.dialects.graph.families import ReduceOp, UnaryTensorOp
-from graphopt.dialects.graph.properties import int_value
+from graphopt.dialects.graph.properties import PropertyValue, int_value
 from graphopt.dialects.traits import PreservesSplat
 
 
@@ -99,9 +99,7 @@ class ArgmaxOp(UnaryTensorOp):
         ]
         return tensor(out, i64)
 
-    @property
-    def keeps_dims(self) -> bool:
-        return self.keepdims is not None
+    keeps_dims = PropertyValue(keepdims, default=False)
 
     @property
     def normalized_axis(self) -> int:

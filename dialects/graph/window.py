@@ -35,7 +35,7 @@ from graphopt.dialects.graph.base import (
     type_str,
 )
 from graphopt.dialects.graph.families import PureOp, UnaryTensorOp
-from graphopt.dialects.graph.properties import int_value, int_values
+from graphopt.dialects.graph.properties import PropertyValue
 
 
 def _rank4(op_name: str, what: str, t: Attribute) -> tuple[int, int, int, int]:
@@ -110,13 +110,9 @@ class WindowOp(PureOp):
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
 
-    @property
-    def stride_values(self) -> tuple[int, ...]:
-        return int_values(self.strides)
+    stride_values = PropertyValue(strides)
 
-    @property
-    def pad_values(self) -> tuple[int, ...]:
-        return int_values(self.padding)
+    pad_values = PropertyValue(padding)
 
     @property
     def dilation_values(self) -> tuple[int, ...]:
@@ -142,9 +138,7 @@ class GroupedOp(GraphOp):
 
     groups = prop_def(IntegerAttr)
 
-    @property
-    def group_count(self) -> int:
-        return int_value(self.groups)
+    group_count = PropertyValue(groups)
 
 
 class DilatedWindowOp(WindowOp):
@@ -153,9 +147,7 @@ class DilatedWindowOp(WindowOp):
 
     dilations = prop_def(DenseArrayBase)
 
-    @property
-    def dilation_values(self) -> tuple[int, ...]:
-        return int_values(self.dilations)
+    dilation_values = PropertyValue(dilations)
 
 
 @irdl_op_definition
@@ -314,17 +306,11 @@ class Pool2dOp(WindowOp, UnaryTensorOp):
         )
         return tensor((n, c, oh, ow), tensor_of_type(input).element_type)
 
-    @property
-    def kernel_values(self) -> tuple[int, ...]:
-        return int_values(self.kernel)
+    kernel_values = PropertyValue(kernel)
 
-    @property
-    def dilation_values(self) -> tuple[int, ...]:
-        return (1, 1) if self.dilations is None else int_values(self.dilations)
+    dilation_values = PropertyValue(dilations, default=(1, 1))
 
-    @property
-    def is_ceil_mode(self) -> bool:
-        return self.ceil_mode is not None
+    is_ceil_mode = PropertyValue(ceil_mode, default=False)
 
     def extra_pad_values(self) -> tuple[int, int]:
         """Rows and columns the last windows read past the bottom/right padding."""
@@ -389,9 +375,7 @@ class AvgPool2dOp(Pool2dOp):
         extra = {"count_include_pad": UnitAttr()} if count_include_pad else {}
         super().__init__(input, kernel, strides, padding, dilations, ceil_mode, **extra)
 
-    @property
-    def includes_pad(self) -> bool:
-        return self.count_include_pad is not None
+    includes_pad = PropertyValue(count_include_pad, default=False)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         """The divisor counts the taps inside the input (and, with
