@@ -64,6 +64,7 @@ from .families import (
     BinaryBroadcastOp,
     ReduceOp,
     AxisNormalizationOp,
+    AxisOp,
 )
 from .properties import (
     dense_i64_array,

@@ -17,6 +17,9 @@ Kinds (settings and semantics), built on those:
 * :class:`ReduceOp`: a numpy reduction over ``axes``;
 * :class:`AxisNormalizationOp`: a same-shape normalization along ``axis``.
 
+:class:`AxisOp` is the ``axis`` property of the ops that work along one
+axis of their first operand, and its one reading (:meth:`AxisOp.axis_in`).
+
 :class:`PureOp` only adds xDSL's ``Pure``; the families that are pure derive
 from it, so an op that belongs to two of them carries the trait once.
 """
@@ -36,9 +39,9 @@ from xdsl.utils.exceptions import VerifyException
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
     FLOAT_TYPES, NUMERIC_TYPES, GraphOp, broadcast_shapes, check_static_tensor, normalize_axes,
-    normalize_axis, numpy_dtype, shape_str, tensor, tensor_of,
+    normalize_axis, numpy_dtype, shape_str, tensor, tensor_of, tensor_of_type,
 )
-from graphopt.dialects.graph.properties import PropertyValue, int_value
+from graphopt.dialects.graph.properties import PropertyValue
 
 
 class PureOp(GraphOp):
@@ -162,6 +165,24 @@ class BinaryBroadcastOp(BinaryTensorOp):
         return [np.asarray(out, dtype=dtype)]
 
 
+class AxisOp(GraphOp):
+    """An op along one ``axis`` of its first operand; a negative axis counts
+    from the end.  :meth:`axis_in` is the op's reading of an axis, shared by
+    its type inference and :attr:`normalized_axis`."""
+
+    axis = prop_def(IntegerAttr)
+    axis_value = PropertyValue(axis)
+
+    @classmethod
+    def axis_in(cls, operand: Attribute, axis: int) -> int:
+        """``axis`` of a tensor of type ``operand``, in ``[0, rank)``."""
+        return normalize_axis(cls.name, axis, len(tensor_of_type(operand).get_shape()))
+
+    @property
+    def normalized_axis(self) -> int:
+        return self.axis_in(self.operands[0].type, self.axis_value)
+
+
 class ReduceOp(UnaryTensorOp):
     """``%s = graph.reduce_sum %x {axes = array<i64: 1>, keepdims} : (...) -> ...``.
 
@@ -221,14 +242,12 @@ class ReduceOp(UnaryTensorOp):
         return [np.asarray(out, dtype=x.dtype)]
 
 
-class AxisNormalizationOp(UnaryTensorOp):
+class AxisNormalizationOp(UnaryTensorOp, AxisOp):
     """``%p = graph.softmax %x {axis = -1 : i64} : (...) -> ...``: a same-shape
     float op that normalizes along one axis (softmax, log_softmax).
 
     Both subtract the maximum along the axis first (stable for large
     logits); a subclass says what it makes of the shifted values."""
-
-    axis = prop_def(IntegerAttr)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
@@ -240,17 +259,12 @@ class AxisNormalizationOp(UnaryTensorOp):
     def infer_type(cls, input: Attribute) -> Attribute:
         return input
 
-    @property
-    def normalized_axis(self) -> int:
-        rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, int_value(self.axis), rank)
-
     def verify_extra(self) -> None:
         shape = tensor_of(self.input).get_shape()
         if shape[self.normalized_axis] == 0:
             raise VerifyException(
                 f"{self.name}: cannot normalize over an empty axis "
-                f"(axis {int_value(self.axis)} of {shape_str(shape)})"
+                f"(axis {self.axis_value} of {shape_str(shape)})"
             )
 
     def normalize(self, shifted: np.ndarray, axis: int) -> np.ndarray:

@@ -16,7 +16,7 @@ from math import prod
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, Float64Type, FloatAttr, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, Float64Type, FloatAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def,
@@ -26,25 +26,24 @@ from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    normalize_axes, normalize_axis, numpy_dtype, shape_str, tensor, tensor_of, tensor_of_type,
+    normalize_axes, numpy_dtype, shape_str, tensor, tensor_of, tensor_of_type,
     type_str,
 )
-from graphopt.dialects.graph.families import PureOp
+from graphopt.dialects.graph.families import AxisOp, PureOp
 from graphopt.dialects.graph.fill import check_scalar_value, scalar_of
 from graphopt.dialects.graph.layout import LayoutOp, UnaryLayoutOp, shape_of
-from graphopt.dialects.graph.properties import PropertyValue, float_value, int_value, int_values
+from graphopt.dialects.graph.properties import PropertyValue, float_value, int_values
 from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
 @irdl_op_definition
-class ConcatOp(LayoutOp):
+class ConcatOp(LayoutOp, AxisOp):
     """Join one or more tensors along ``axis`` (may be negative)."""
 
     name = "graph.concat"
     traits = traits_def(IdentityIfSameType())
     inputs = var_operand_def(TensorType)
     result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
     assembly_format = "$inputs attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, inputs: Sequence[SSAValue], axis: int = 0):
@@ -69,7 +68,7 @@ class ConcatOp(LayoutOp):
             )
         if not shapes[0]:
             raise VerifyException("graph.concat: cannot concatenate 0-d tensors")
-        ax = normalize_axis(cls.name, axis, len(shapes[0]))
+        ax = cls.axis_in(first, axis)
         for s in shapes:
             if any(d != e for k, (d, e) in enumerate(zip(s, shapes[0])) if k != ax):
                 raise VerifyException(
@@ -81,30 +80,25 @@ class ConcatOp(LayoutOp):
         out[ax] = sum(s[ax] for s in shapes)
         return tensor(out, first.element_type)
 
-    @property
-    def normalized_axis(self) -> int:
-        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.result.type)))
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [np.concatenate(inputs, axis=self.normalized_axis)]
 
 
 @irdl_op_definition
-class SplitOp(LayoutOp):
+class SplitOp(LayoutOp, AxisOp):
     """Cut ``input`` along ``axis`` into pieces of the given ``sizes`` (one
     result per piece; sizes may be 0 and must add up to the axis)."""
 
     name = "graph.split"
     input = operand_def(TensorType)
     outputs = var_result_def(TensorType)
-    axis = prop_def(IntegerAttr)
     sizes = prop_def(DenseArrayBase)
     assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, input: SSAValue, sizes: Sequence[int] | int, axis: int = 0):
         """``sizes`` as an int: that many equal pieces."""
         if isinstance(sizes, int):
-            dim = shape_of(input.type)[normalize_axis(self.name, axis, len(shape_of(input.type)))]
+            dim = shape_of(input.type)[self.axis_in(input.type, axis)]
             if sizes <= 0 or dim % sizes:
                 raise VerifyException(
                     f"graph.split: cannot split axis {axis} of {type_str(input.type)} "
@@ -117,7 +111,7 @@ class SplitOp(LayoutOp):
     def infer_type(cls, input: Attribute, axis: int, sizes: Sequence[int]) -> list[TensorType]:
         assert isinstance(input, TensorType)
         shape = shape_of(input)
-        ax = normalize_axis(cls.name, axis, len(shape))
+        ax = cls.axis_in(input, axis)
         if not sizes:
             raise VerifyException("graph.split: needs at least one size")
         if any(s < 0 for s in sizes):
@@ -131,10 +125,6 @@ class SplitOp(LayoutOp):
 
     size_values = PropertyValue(sizes)
 
-    @property
-    def normalized_axis(self) -> int:
-        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.input.type)))
-
     def offsets(self) -> list[int]:
         """Start of each piece along the axis."""
         out, top = [], 0
@@ -144,7 +134,7 @@ class SplitOp(LayoutOp):
         return out
 
     def verify_extra(self) -> None:
-        self.infer_type(self.input.type, int_value(self.axis), self.size_values)
+        self.infer_type(self.input.type, self.axis_value, self.size_values)
         if len(self.outputs) != len(self.size_values):
             raise VerifyException(
                 f"graph.split: {len(self.size_values)} sizes need {len(self.size_values)} "
@@ -305,7 +295,7 @@ class PadOp(UnaryLayoutOp):
 
 
 @irdl_op_definition
-class GatherOp(LayoutOp):
+class GatherOp(LayoutOp, AxisOp):
     """numpy ``take(data, indices, axis)`` with i64 indices.  A negative index
     counts from the end (wraps once); an index still out of range is clamped
     to the axis (the verifier cannot see index values; the reference clamps
@@ -315,7 +305,6 @@ class GatherOp(LayoutOp):
     data = operand_def(TensorType)
     indices = operand_def(TensorType)
     result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
     assembly_format = "$data `,` $indices attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, data: SSAValue, indices: SSAValue, axis: int = 0):
@@ -331,16 +320,12 @@ class GatherOp(LayoutOp):
         shape, ishape = shape_of(data), shape_of(indices)
         if not shape:
             raise VerifyException("graph.gather: cannot gather from a 0-d tensor")
-        a = normalize_axis(cls.name, axis, len(shape))
+        a = cls.axis_in(data, axis)
         if shape[a] == 0 and prod(ishape) > 0:
             raise VerifyException(
                 f"graph.gather: axis {axis} of {shape_str(shape)} is empty, nothing to gather"
             )
         return tensor([*shape[:a], *ishape, *shape[a + 1:]], data.element_type)
-
-    @property
-    def normalized_axis(self) -> int:
-        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.data.type)))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         data, idx = inputs
@@ -410,7 +395,7 @@ class SliceGradOp(ScatterGradOp):
 
 
 @irdl_op_definition
-class GatherGradOp(ScatterGradOp):
+class GatherGradOp(ScatterGradOp, AxisOp):
     """The gradient of ``graph.gather``: ``g`` scatter-added into zeros of
     ``shape`` along ``axis`` at ``indices`` (normalised as gather does: a
     negative index wraps once, then clamps); repeated indices accumulate."""
@@ -418,13 +403,10 @@ class GatherGradOp(ScatterGradOp):
     name = "graph.gather_grad"
     indices = operand_def(TensorType)
     grad = operand_def(TensorType)
-    axis = prop_def(IntegerAttr)
     assembly_format = "$indices `,` $grad attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, indices: SSAValue, grad: SSAValue, shape: Sequence[int], axis: int):
         super().__init__(operands=[indices, grad], properties={"shape": shape, "axis": axis})
-
-    axis_value = PropertyValue(axis)
 
     @classmethod
     def infer_type(cls, indices: Attribute, grad: Attribute, shape: Sequence[int], axis: int) -> Attribute:

@@ -16,15 +16,15 @@ from math import prod
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def, traits_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import check_static_tensor, normalize_axes, shape_str, tensor, tensor_of
-from graphopt.dialects.graph.families import PureOp, UnaryTensorOp
-from graphopt.dialects.graph.properties import PropertyValue, int_value, int_values
+from graphopt.dialects.graph.families import AxisOp, PureOp, UnaryTensorOp
+from graphopt.dialects.graph.properties import PropertyValue, int_values
 from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
@@ -219,19 +219,19 @@ class SqueezeOp(UnaryLayoutOp):
 
 
 @irdl_op_definition
-class FlattenOp(UnaryLayoutOp):
+class FlattenOp(UnaryLayoutOp, AxisOp):
     """ONNX Flatten: a 2-D result ``(prod(shape[:axis]), prod(shape[axis:]))``;
     ``axis`` is in [-rank, rank]."""
 
     name = "graph.flatten"
     traits = traits_def(PreservesSplat(), IdentityIfSameType())
-    axis = prop_def(IntegerAttr)
 
     def __init__(self, input: SSAValue, axis: int = 1):
         super().__init__(operands=[input], properties={"axis": axis})
 
     @classmethod
-    def split_axis(cls, input: Attribute, axis: int) -> int:
+    def axis_in(cls, input: Attribute, axis: int) -> int:
+        """The split point: ``axis`` may also be ``rank``."""
         r = len(shape_of(input))
         if not -r <= axis <= r:
             raise VerifyException(f"graph.flatten: axis {axis} is out of range [{-r}, {r}]")
@@ -241,12 +241,8 @@ class FlattenOp(UnaryLayoutOp):
     def infer_type(cls, input: Attribute, axis: int) -> TensorType:
         assert isinstance(input, TensorType)
         shape = shape_of(input)
-        a = cls.split_axis(input, axis)
+        a = cls.axis_in(input, axis)
         return tensor([prod(shape[:a]), prod(shape[a:])], input.element_type)
-
-    @property
-    def normalized_axis(self) -> int:
-        return self.split_axis(self.input.type, int_value(self.axis))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].reshape(shape_of(self.result.type))]

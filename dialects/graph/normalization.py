@@ -32,8 +32,8 @@ from graphopt.dialects.graph.base import (
     FLOAT_TYPES, broadcast_shapes, check_static_tensor, normalize_axis, shape_str, tensor,
     tensor_of_type, type_str,
 )
-from graphopt.dialects.graph.families import AxisNormalizationOp, PureOp, UnaryTensorOp
-from graphopt.dialects.graph.properties import PropertyValue, float_value, int_value
+from graphopt.dialects.graph.families import AxisNormalizationOp, AxisOp, PureOp, UnaryTensorOp
+from graphopt.dialects.graph.properties import PropertyValue, float_value
 
 
 @irdl_op_definition
@@ -230,14 +230,13 @@ class BatchNormTrainOp(AffineNormOp):
 
 
 @irdl_op_definition
-class LayerNormOp(AffineNormOp):
+class LayerNormOp(AffineNormOp, AxisOp):
     """ONNX LayerNormalization: normalize over the axes ``[axis, rank)``,
     ``y = (x - mean) / sqrt(var + eps) * scale + bias``.  ``scale`` and
     ``bias`` broadcast (numpy rules) to the normalized shape ``x.shape[axis:]``."""
 
     name = "graph.layer_norm"
     result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
 
     def __init__(
         self,
@@ -250,19 +249,15 @@ class LayerNormOp(AffineNormOp):
         super().__init__(operands=[input, scale, bias], properties={"axis": axis, "eps": eps})
 
     @classmethod
-    def normalize(cls, input: Attribute, axis: int) -> int:
+    def axis_in(cls, input: Attribute, axis: int) -> int:
         rank = len(tensor_of_type(input).get_shape())
         if rank == 0:
             raise VerifyException(f"{cls.name}: input must have rank >= 1, got {type_str(input)}")
         return normalize_axis(cls.name, axis, rank)
 
-    @property
-    def normalized_axis(self) -> int:
-        return self.normalize(self.input.type, int_value(self.axis))
-
     @classmethod
     def infer_type(cls, input: Attribute, scale: Attribute, bias: Attribute, axis: int) -> Attribute:
-        ax = cls.normalize(input, axis)
+        ax = cls.axis_in(input, axis)
         shape = tensor_of_type(input).get_shape()
         norm = tuple(shape[ax:])
         if prod(norm) == 0:

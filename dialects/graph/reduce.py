@@ -16,17 +16,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def, traits_def
+from xdsl.irdl import irdl_op_definition, opt_prop_def, traits_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    ALL_TYPES, FLOAT_TYPES, check_static_tensor, normalize_axis, shape_str, tensor, tensor_of,
+    ALL_TYPES, FLOAT_TYPES, check_static_tensor, shape_str, tensor,
 )
-from graphopt.dialects.graph.families import ReduceOp, UnaryTensorOp
-from graphopt.dialects.graph.properties import PropertyValue, int_value
+from graphopt.dialects.graph.families import AxisOp, ReduceOp, UnaryTensorOp
+from graphopt.dialects.graph.properties import PropertyValue
 from graphopt.dialects.traits import PreservesSplat
 
 
@@ -70,11 +70,10 @@ class ReduceProdOp(ReduceOp):
 
 
 @irdl_op_definition
-class ArgmaxOp(UnaryTensorOp):
+class ArgmaxOp(UnaryTensorOp, AxisOp):
     """Index (i64) of the first maximum along ``axis`` (see the module docstring)."""
 
     name = "graph.argmax"
-    axis = prop_def(IntegerAttr)
     keepdims = opt_prop_def(UnitAttr)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.COMM_REDUCE
@@ -88,7 +87,7 @@ class ArgmaxOp(UnaryTensorOp):
         check_static_tensor(cls.name, "input", input)
         assert isinstance(input, TensorType)
         shape = input.get_shape()
-        a = normalize_axis(cls.name, axis, len(shape))
+        a = cls.axis_in(input, axis)
         if shape[a] == 0:
             raise VerifyException(
                 f"graph.argmax: cannot take the argmax of an empty axis "
@@ -100,11 +99,6 @@ class ArgmaxOp(UnaryTensorOp):
         return tensor(out, i64)
 
     keeps_dims = PropertyValue(keepdims, default=False)
-
-    @property
-    def normalized_axis(self) -> int:
-        rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, int_value(self.axis), rank)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
