@@ -27,7 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, Float32Type, Float64Type, IntegerType, TensorType, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, VarResultDef, traits_def
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import HasCanonicalizationPatternsTrait
@@ -179,6 +179,8 @@ class GraphOp(IRDLOperation):
         result_types: Sequence[Attribute | Sequence[Attribute]] | None = None,
         properties: Mapping[str, object] | None = None,
         attributes: Mapping[str, Attribute] | None = None,
+        successors: Sequence[Block | Sequence[Block]] | None = None,
+        regions: Sequence[Region | Sequence[Block] | Sequence[Region]] | None = None,
     ):
         """xDSL's constructor, with two conveniences so that an op's own
         ``__init__`` only names its operands and properties: a property may be
@@ -192,7 +194,8 @@ class GraphOp(IRDLOperation):
             several = len(results) == 1 and isinstance(results[0][1], VarResultDef)
             result_types = [inferred] if several else inferred
         super().__init__(
-            operands=operands, result_types=result_types, properties=props, attributes=attributes
+            operands=operands, result_types=result_types, properties=props, attributes=attributes,
+            successors=successors, regions=regions,
         )
 
     @classmethod
@@ -202,9 +205,9 @@ class GraphOp(IRDLOperation):
         definition in order (a list for a variadic one), and its property
         values as Python values (``properties.property_value``), each passed
         as the parameter of the property's name.  A property that is absent
-        takes the parameter's default, or ``None``.  Builders call it with
-        their arguments; the verifier calls it on the op
-        (:meth:`inferred_result_types`)."""
+        takes the parameter's default, or ``None``.  The constructor and the
+        verifier (:meth:`inferred_result_types`) both call it, through
+        :meth:`infer_from`."""
         raise NotImplementedError(f"{cls.name} does not infer its result types")
 
     @classmethod
