@@ -143,6 +143,7 @@ from .indexing import (
 from .reduce import (
     ReduceSumOp,
     ReduceMeanOp,
+    ExtremumReduceOp,
     ReduceMaxOp,
     ReduceMinOp,
     ReduceProdOp,

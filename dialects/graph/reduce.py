@@ -43,20 +43,25 @@ class ReduceMeanOp(ReduceOp):
     NUMPY_FN = staticmethod(np.mean)
 
 
-@irdl_op_definition
-class ReduceMaxOp(ReduceOp):
-    name = "graph.reduce_max"
+class ExtremumReduceOp(ReduceOp):
+    """``reduce_max`` and ``reduce_min``: the result is one of the reduced
+    elements, so a splat stays a splat, and an empty axis has no value."""
+
     traits = traits_def(PreservesSplat())
+
+
+@irdl_op_definition
+class ReduceMaxOp(ExtremumReduceOp):
+    name = "graph.reduce_max"
     NUMPY_FN = staticmethod(np.max)
     EMPTY_AXIS_ERROR: ClassVar[str] = "cannot reduce an empty axis"
 
 
 @irdl_op_definition
-class ReduceMinOp(ReduceOp):
+class ReduceMinOp(ExtremumReduceOp):
     """Smallest element over ``axes``; NaN propagates, as in numpy."""
 
     name = "graph.reduce_min"
-    traits = traits_def(PreservesSplat())
     NUMPY_FN = staticmethod(np.min)
     EMPTY_AXIS_ERROR: ClassVar[str] = "cannot reduce an empty axis ({shape})"
 
