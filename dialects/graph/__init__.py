@@ -189,6 +189,7 @@ from .fill import (
     check_scalar_value,
     scalar_of,
     FillOp,
+    FillLikeOp,
     ZerosLikeOp,
     OnesLikeOp,
     HASH_GOLDEN,

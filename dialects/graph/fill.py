@@ -108,23 +108,27 @@ class FillOp(PureOp):
         return [np.full(self.shape_values, self.scalar, dtype=dtype)]
 
 
-@irdl_op_definition
-class ZerosLikeOp(UnaryElementwiseOp):
-    """Zeros of the operand's type; the operand's values are never read."""
+class FillLikeOp(UnaryElementwiseOp):
+    """``zeros_like`` and ``ones_like``: a constant of the operand's type, of
+    any element type; the operand's values are never read."""
 
-    name = "graph.zeros_like"
     traits = traits_def(IgnoresOperandValues())
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
+
+
+@irdl_op_definition
+class ZerosLikeOp(FillLikeOp):
+    """Zeros of the operand's type."""
+
+    name = "graph.zeros_like"
     NUMPY_FN = staticmethod(np.zeros_like)
 
 
 @irdl_op_definition
-class OnesLikeOp(UnaryElementwiseOp):
-    """Ones (``true`` for i1) of the operand's type; the operand is never read."""
+class OnesLikeOp(FillLikeOp):
+    """Ones (``true`` for i1) of the operand's type."""
 
     name = "graph.ones_like"
-    traits = traits_def(IgnoresOperandValues())
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
     NUMPY_FN = staticmethod(np.ones_like)
 
 
