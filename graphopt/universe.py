@@ -13,6 +13,7 @@ drops the kernels' internal linkage); ``graph-opt`` itself calls them
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -23,31 +24,34 @@ from graphopt.dialects import project_dialects
 from graphopt.transforms import project_passes
 
 
-@cache
-def _dot_target() -> type[Target]:
+def _renamed(name: str, load: Callable[[], type[Target]]) -> Callable[[], type[Target]]:
+    """The target ``load`` imports, subclassed once, when first asked for,
+    under xdsl-opt's ``name`` for it."""
+
+    @cache
+    def target() -> type[Target]:
+        base = load()
+        cls = type(f"Graph{base.__name__}", (base,), {"name": name, "__module__": __name__})
+        return dataclass(frozen=True)(cls)
+
+    return target
+
+
+def _dot() -> type[Target]:
     from graphopt.tools.dot_target import DotTarget
 
-    @dataclass(frozen=True)
-    class GraphDotTarget(DotTarget):
-        name = "graph-dot"
-
-    return GraphDotTarget
+    return DotTarget
 
 
-@cache
-def _llvm_target() -> type[Target]:
+def _llvm() -> type[Target]:
     from graphopt.tools.llvm_target import LLVMTarget
 
-    @dataclass(frozen=True)
-    class GraphLLVMTarget(LLVMTarget):
-        name = "graph-llvm"
-
-    return GraphLLVMTarget
+    return LLVMTarget
 
 
 GRAPHOPT_UNIVERSE = Universe(
     all_dialects=project_dialects(),
     all_passes=project_passes(),
-    all_targets={"graph-dot": _dot_target, "graph-llvm": _llvm_target},
+    all_targets={name: _renamed(name, load) for name, load in (("graph-dot", _dot), ("graph-llvm", _llvm))},
 )
 """Published as the ``graphopt`` entry point of the ``xdsl.universe`` group."""

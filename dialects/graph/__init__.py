@@ -5,8 +5,9 @@ helper is importable from ``graphopt.dialects.graph``.  Its modules follow op
 families:
 
 * ``base``: the op interface (:class:`GraphOp`), the element types and the
-  families that implement the interface once (unary elementwise, binary
-  broadcasting, reductions, axis normalizations);
+  shape helpers;
+* ``families``: what the ops of one signature or kind share (unary
+  elementwise, binary broadcasting, reductions, axis normalizations...);
 * ``constant``, ``fill`` (values made, not moved), ``elementwise``,
   ``linalg`` (matmul), ``layout`` (re-indexing), ``indexing`` (select and move
   elements), ``reduce``, ``normalization``, ``window`` (conv and pools) and
@@ -23,10 +24,12 @@ families:
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import i64
-from xdsl.ir import Dialect
+from types import ModuleType as _ModuleType
 
-from graphopt.dialects.graph.base import (
+from xdsl.dialects.builtin import i64
+from xdsl.ir import Dialect as _Dialect
+
+from .base import (
     f32,
     f64,
     i32,
@@ -50,23 +53,34 @@ from graphopt.dialects.graph.base import (
     I64_MAX,
     check_dims_fit_i64,
     tensor_of,
+    tensor_of_type,
+)
+from .families import (
+    PureOp,
+    SameTypeOp,
     UnaryElementwiseOp,
+    UnaryTensorOp,
+    BinaryTensorOp,
     BinaryBroadcastOp,
     ReduceOp,
     AxisNormalizationOp,
-    tensor_of_type,
+    AxisOp,
 )
-from graphopt.dialects.graph.properties import (
+from .properties import (
     dense_i64_array,
     int_values,
+    int_value,
+    float_value,
     f64_attr,
+    property_attribute,
+    PropertyValue,
 )
-from graphopt.dialects.graph.dominance import ModuleVerifyError, verify_dominance
-from graphopt.dialects.graph.module_verify import verify_graph_module
-from graphopt.dialects.graph.constant import (
+from .dominance import ModuleVerifyError, verify_dominance
+from .module_verify import verify_graph_module
+from .constant import (
     ConstantOp,
 )
-from graphopt.dialects.graph.elementwise import (
+from .elementwise import (
     NegOp,
     ExpOp,
     LogOp,
@@ -101,12 +115,13 @@ from graphopt.dialects.graph.elementwise import (
     CastOp,
     AddNOp,
 )
-from graphopt.dialects.graph.linalg import (
+from .linalg import (
     MatmulOp,
 )
-from graphopt.dialects.graph.layout import (
+from .layout import (
     shape_of,
     LayoutOp,
+    UnaryLayoutOp,
     TransposeOp,
     ReshapeOp,
     BroadcastToOp,
@@ -114,25 +129,27 @@ from graphopt.dialects.graph.layout import (
     SqueezeOp,
     FlattenOp,
 )
-from graphopt.dialects.graph.indexing import (
+from .indexing import (
     ConcatOp,
     SplitOp,
     onnx_slice_range,
     SliceOp,
     PadOp,
     GatherOp,
+    ScatterGradOp,
     SliceGradOp,
     GatherGradOp,
 )
-from graphopt.dialects.graph.reduce import (
+from .reduce import (
     ReduceSumOp,
     ReduceMeanOp,
+    ExtremumReduceOp,
     ReduceMaxOp,
     ReduceMinOp,
     ReduceProdOp,
     ArgmaxOp,
 )
-from graphopt.dialects.graph.normalization import (
+from .normalization import (
     SoftmaxOp,
     LogSoftmaxOp,
     DEFAULT_EPS,
@@ -147,29 +164,32 @@ from graphopt.dialects.graph.normalization import (
     LrnOp,
     LrnGradOp,
 )
-from graphopt.dialects.graph.window import (
+from .window import (
     check_window_props,
     window_output_size,
     pad_nchw,
+    window_props,
     WindowOp,
+    GroupedOp,
+    DilatedWindowOp,
     Conv2dOp,
     Pool2dOp,
     MaxPool2dOp,
     AvgPool2dOp,
     GlobalAvgPoolOp,
 )
-from graphopt.dialects.graph.window_grad import (
-    window_props,
+from .window_grad import (
     WindowGradOp,
     Conv2dGradInputOp,
     Conv2dGradFilterOp,
     MaxPool2dGradOp,
     AvgPool2dGradOp,
 )
-from graphopt.dialects.graph.fill import (
+from .fill import (
     check_scalar_value,
     scalar_of,
     FillOp,
+    FillLikeOp,
     ZerosLikeOp,
     OnesLikeOp,
     HASH_GOLDEN,
@@ -192,32 +212,7 @@ GRAPH_OPS: tuple[type[GraphOp], ...] = tuple(
     if isinstance(cls, type) and issubclass(cls, GraphOp) and "name" in vars(cls)
 )
 
-# The ops the first models (MLP, softmax classifier) are built from; the
-# builder and reference tests check this set end to end.
-CORE_OPS: tuple[type[GraphOp], ...] = (
-    ConstantOp,
-    NegOp,
-    ExpOp,
-    LogOp,
-    SqrtOp,
-    TanhOp,
-    SigmoidOp,
-    ReluOp,
-    AddOp,
-    SubOp,
-    MulOp,
-    DivOp,
-    MaximumOp,
-    MatmulOp,
-    TransposeOp,
-    ReshapeOp,
-    ReduceSumOp,
-    ReduceMeanOp,
-    ReduceMaxOp,
-    SoftmaxOp,
-)
-
-Graph = Dialect("graph", list(GRAPH_OPS), [])
+Graph = _Dialect("graph", list(GRAPH_OPS), [])
 
 
 def op_class_by_name(name: str) -> type[GraphOp] | None:
@@ -226,144 +221,21 @@ def op_class_by_name(name: str) -> type[GraphOp] | None:
     return next((op for op in GRAPH_OPS if op.name == full), None)
 
 
+#: The ops the first models (MLP, softmax classifier) are built from; the
+#: builder and reference tests check this set end to end.
+CORE_OPS: tuple[type[GraphOp], ...] = tuple(
+    op_class_by_name(name)  # type: ignore[misc]
+    for name in (
+        "constant neg exp log sqrt tanh sigmoid relu add sub mul div maximum matmul transpose "
+        "reshape reduce_sum reduce_mean reduce_max softmax"
+    ).split()
+)
+
+
+#: The package's surface: every public name above (the family modules'
+#: exports, the op tables and ``Graph``), not the modules themselves.
 __all__ = [
-    "i64",
-    "f32",
-    "f64",
-    "i32",
-    "i1",
-    "FLOAT_TYPES",
-    "INT_TYPES",
-    "BOOL_TYPES",
-    "NUMERIC_TYPES",
-    "ALL_TYPES",
-    "numpy_dtype",
-    "element_type_of",
-    "shape_str",
-    "type_str",
-    "tensor",
-    "normalize_axis",
-    "normalize_axes",
-    "broadcast_shapes",
-    "GraphCanonicalization",
-    "GraphOp",
-    "check_static_tensor",
-    "I64_MAX",
-    "check_dims_fit_i64",
-    "tensor_of",
-    "UnaryElementwiseOp",
-    "BinaryBroadcastOp",
-    "ReduceOp",
-    "AxisNormalizationOp",
-    "tensor_of_type",
-    "dense_i64_array",
-    "int_values",
-    "f64_attr",
-    "ModuleVerifyError",
-    "verify_dominance",
-    "verify_graph_module",
-    "ConstantOp",
-    "NegOp",
-    "ExpOp",
-    "LogOp",
-    "SqrtOp",
-    "TanhOp",
-    "SigmoidOp",
-    "ReluOp",
-    "erf",
-    "GELU_TANH_C",
-    "GELU_TANH_K",
-    "AbsOp",
-    "RsqrtOp",
-    "ErfOp",
-    "SinOp",
-    "CosOp",
-    "GeluOp",
-    "LeakyReluOp",
-    "ClipOp",
-    "AddOp",
-    "SubOp",
-    "MulOp",
-    "DivOp",
-    "MaximumOp",
-    "PowOp",
-    "MinimumOp",
-    "CompareOp",
-    "GreaterOp",
-    "LessOp",
-    "EqualOp",
-    "WhereOp",
-    "cast_array",
-    "CastOp",
-    "AddNOp",
-    "MatmulOp",
-    "shape_of",
-    "LayoutOp",
-    "TransposeOp",
-    "ReshapeOp",
-    "BroadcastToOp",
-    "ExpandDimsOp",
-    "SqueezeOp",
-    "FlattenOp",
-    "ConcatOp",
-    "SplitOp",
-    "onnx_slice_range",
-    "SliceOp",
-    "PadOp",
-    "GatherOp",
-    "SliceGradOp",
-    "GatherGradOp",
-    "ReduceSumOp",
-    "ReduceMeanOp",
-    "ReduceMaxOp",
-    "ReduceMinOp",
-    "ReduceProdOp",
-    "ArgmaxOp",
-    "SoftmaxOp",
-    "LogSoftmaxOp",
-    "DEFAULT_EPS",
-    "NormOp",
-    "check_channel_params",
-    "channel_view",
-    "BatchNormOp",
-    "BatchNormTrainOp",
-    "LayerNormOp",
-    "lrn_window",
-    "LrnFamilyOp",
-    "LrnOp",
-    "LrnGradOp",
-    "check_window_props",
-    "window_output_size",
-    "pad_nchw",
-    "WindowOp",
-    "Conv2dOp",
-    "Pool2dOp",
-    "MaxPool2dOp",
-    "AvgPool2dOp",
-    "GlobalAvgPoolOp",
-    "window_props",
-    "WindowGradOp",
-    "Conv2dGradInputOp",
-    "Conv2dGradFilterOp",
-    "MaxPool2dGradOp",
-    "AvgPool2dGradOp",
-    "check_scalar_value",
-    "scalar_of",
-    "FillOp",
-    "ZerosLikeOp",
-    "OnesLikeOp",
-    "HASH_GOLDEN",
-    "HASH_MUL1",
-    "HASH_MUL2",
-    "HASH_KEEP_BITS",
-    "dropout_hash",
-    "dropout_threshold",
-    "dropout_keep_mask",
-    "RandomEffect",
-    "DropoutOp",
-    "CopyOp",
-    "GRAPH_OPS",
-    "CORE_OPS",
-    "Graph",
-    "op_class_by_name",
+    name
+    for name, value in dict(globals()).items()
+    if not name.startswith("_") and name != "annotations" and not isinstance(value, _ModuleType)
 ]

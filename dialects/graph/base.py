@@ -1,4 +1,4 @@
-"""The op interface every ``graph`` op implements, and the families that share it.
+"""The op interface every ``graph`` op implements, and the helpers it is built on.
 
 An op of the graph dialect knows these things about itself, on its class:
 
@@ -12,8 +12,9 @@ An op of the graph dialect knows these things about itself, on its class:
 * its numpy reference semantics (``reference``), which constant folding, the
   reference interpreter and the tests share.
 
-Families (unary elementwise, binary broadcasting, reductions) implement the
-interface once; a concrete op only names itself and its numpy function.
+The constructor takes property values as Python values and infers result
+types, so an op's ``__init__`` only names its operands and properties.  The
+families of ops that share a signature and settings are in ``families``.
 """
 
 from __future__ import annotations
@@ -21,26 +22,20 @@ from __future__ import annotations
 import inspect
 from functools import cache
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    DenseArrayBase, Float32Type, Float64Type, IntegerAttr, IntegerType, TensorType, UnitAttr,
-    i64,
-)
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (
-    IRDLOperation, ParsePropInAttrDict, VarConstraint, base, operand_def, opt_prop_def,
-    prop_def, result_def, traits_def,
-)
+from xdsl.dialects.builtin import DenseArrayBase, Float32Type, Float64Type, IntegerType, TensorType, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import IRDLOperation, ParsePropInAttrDict, VarResultDef, traits_def
 from xdsl.pattern_rewriter import RewritePattern
-from xdsl.traits import HasCanonicalizationPatternsTrait, Pure
+from xdsl.traits import HasCanonicalizationPatternsTrait
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt import rules
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph.properties import property_value, dense_i64_array, int_value, int_values
+from graphopt.dialects.graph.properties import property_attributes, property_value
 
 
 f32 = Float32Type()
@@ -159,6 +154,15 @@ def _property_parameters(cls: type[GraphOp], n_operands: int) -> tuple[tuple[str
     return tuple((p.name, p.default is not p.empty) for p in params)
 
 
+OperandArg = SSAValue | Operation | Sequence[SSAValue | Operation]
+
+
+def _operand_type(value: OperandArg) -> Attribute | list[Attribute]:
+    if isinstance(value, (SSAValue, Operation)):
+        return SSAValue.get(value).type
+    return [SSAValue.get(v).type for v in value]
+
+
 class GraphOp(IRDLOperation):
     """Base class of every ``graph`` op: the interface described above."""
 
@@ -166,6 +170,33 @@ class GraphOp(IRDLOperation):
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
 
     traits = traits_def(GraphCanonicalization())
+    irdl_options = (ParsePropInAttrDict(),)
+
+    def __init__(
+        self,
+        *,
+        operands: Sequence[OperandArg] = (),
+        result_types: Sequence[Attribute | Sequence[Attribute]] | None = None,
+        properties: Mapping[str, object] | None = None,
+        attributes: Mapping[str, Attribute] | None = None,
+        successors: Sequence[Block | Sequence[Block]] | None = None,
+        regions: Sequence[Region | Sequence[Block] | Sequence[Region]] | None = None,
+    ):
+        """xDSL's constructor, with two conveniences so that an op's own
+        ``__init__`` only names its operands and properties: a property may be
+        given as its Python value (``properties.property_attribute``), and
+        result types left out are inferred the way the verifier infers them."""
+        cls = type(self)
+        props = property_attributes(cls.get_irdl_definition().properties, properties or {})
+        if result_types is None:
+            inferred = cls.infer_from([_operand_type(v) for v in operands], props)
+            results = cls.get_irdl_definition().results
+            several = len(results) == 1 and isinstance(results[0][1], VarResultDef)
+            result_types = [inferred] if several else inferred
+        super().__init__(
+            operands=operands, result_types=result_types, properties=props, attributes=attributes,
+            successors=successors, regions=regions,
+        )
 
     @classmethod
     def infer_type(cls, *operand_types: Attribute | Sequence[Attribute], **properties: object) -> Attribute | Sequence[Attribute]:
@@ -174,31 +205,34 @@ class GraphOp(IRDLOperation):
         definition in order (a list for a variadic one), and its property
         values as Python values (``properties.property_value``), each passed
         as the parameter of the property's name.  A property that is absent
-        takes the parameter's default, or ``None``.  Builders call it with
-        their arguments; the verifier calls it on the op
-        (:meth:`inferred_result_types`)."""
+        takes the parameter's default, or ``None``.  The constructor and the
+        verifier (:meth:`inferred_result_types`) both call it, through
+        :meth:`infer_from`."""
         raise NotImplementedError(f"{cls.name} does not infer its result types")
+
+    @classmethod
+    def infer_from(
+        cls, operand_types: Sequence[Attribute | Sequence[Attribute]], properties: Mapping[str, Attribute]
+    ) -> list[Attribute]:
+        """:meth:`infer_type` on operand types and property attributes: the one
+        path the constructor and the verifier share."""
+        values: dict[str, object] = {}
+        for name, has_default in _property_parameters(cls, len(operand_types)):
+            attr = properties.get(name)
+            if attr is not None:
+                values[name] = property_value(attr)
+            elif not has_default:
+                values[name] = None
+        out = cls.infer_type(*operand_types, **values)
+        return list(out) if isinstance(out, (list, tuple)) else [out]
 
     def inferred_result_types(self) -> Sequence[Attribute]:
         """The result types this op's operands and properties imply.
 
         Ops whose result type itself carries information (the target shape of
         a reshape, the element type of a cast) override this."""
-        cls = type(self)
-        op_def = cls.get_irdl_definition()
-        operand_types: list[Attribute | list[Attribute]] = []
-        for field, _ in op_def.operands:
-            value = getattr(self, field)
-            operand_types.append(value.type if isinstance(value, SSAValue) else [v.type for v in value])
-        properties: dict[str, object] = {}
-        for name, has_default in _property_parameters(cls, len(operand_types)):
-            attr = self.properties.get(name)
-            if attr is not None:
-                properties[name] = property_value(attr)
-            elif not has_default:
-                properties[name] = None
-        out = cls.infer_type(*operand_types, **properties)
-        return list(out) if isinstance(out, (list, tuple)) else [out]
+        operand_types = [_operand_type(getattr(self, field)) for field, _ in self.get_irdl_definition().operands]
+        return type(self).infer_from(operand_types, self.properties)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         """Evaluate the op on numpy arrays (one array per result)."""
@@ -279,189 +313,6 @@ def tensor_of(value: SSAValue) -> TensorType:
     t = value.type
     assert isinstance(t, TensorType)
     return t
-
-
-class UnaryElementwiseOp(GraphOp):
-    """``%y = graph.exp %x : tensor<8x16xf32>``: same shape and type in and out."""
-
-    T: ClassVar = VarConstraint("T", base(TensorType))
-    input = operand_def(T)
-    result = result_def(T)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    NUMPY_FN: ClassVar[Callable[[np.ndarray], np.ndarray]]
-
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, input: SSAValue):
-        super().__init__(operands=[input], result_types=[input.type])
-
-    @classmethod
-    def infer_type(cls, input: Attribute) -> Attribute:
-        return input
-
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        (x,) = inputs
-        with np.errstate(all="ignore"):
-            out = type(self).NUMPY_FN(x)
-        return [np.asarray(out, dtype=x.dtype)]
-
-
-class BinaryBroadcastOp(GraphOp):
-    """``%z = graph.add %a, %b : (tensor<8x16xf32>, tensor<16xf32>) -> tensor<8x16xf32>``.
-
-    Full numpy broadcasting; both operands share one element type.
-    """
-
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.BROADCAST
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
-    NUMPY_FN: ClassVar[Callable[[np.ndarray, np.ndarray], np.ndarray]]
-
-    traits = traits_def(Pure())
-    assembly_format = "$lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, lhs: SSAValue, rhs: SSAValue):
-        super().__init__(
-            operands=[lhs, rhs],
-            result_types=[self.infer_type(lhs.type, rhs.type)],
-        )
-
-    @classmethod
-    def infer_type(cls, lhs: Attribute, rhs: Attribute) -> TensorType:
-        name = cls.name
-        check_static_tensor(name, "lhs", lhs)
-        check_static_tensor(name, "rhs", rhs)
-        assert isinstance(lhs, TensorType) and isinstance(rhs, TensorType)
-        if lhs.element_type != rhs.element_type:
-            raise VerifyException(
-                f"{name}: element types differ ({lhs.element_type} vs {rhs.element_type})"
-            )
-        shape = broadcast_shapes(name, lhs.get_shape(), rhs.get_shape())
-        return tensor(shape, cls.result_element_type(lhs.element_type))
-
-    @classmethod
-    def result_element_type(cls, operand_element_type: Attribute) -> Attribute:
-        return operand_element_type
-
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        a, b = inputs
-        dtype = numpy_dtype(tensor_of(self.result).element_type)
-        with np.errstate(all="ignore"):
-            out = type(self).NUMPY_FN(a, b)
-        return [np.asarray(out, dtype=dtype)]
-
-
-class ReduceOp(GraphOp):
-    """``%s = graph.reduce_sum %x {axes = array<i64: 1>, keepdims} : (...) -> ...``.
-
-    ``axes`` may be negative; absent ``keepdims`` drops the reduced axes.
-    """
-
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    axes = prop_def(DenseArrayBase)
-    keepdims = opt_prop_def(UnitAttr)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.COMM_REDUCE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
-    NUMPY_FN: ClassVar[Callable[..., np.ndarray]]
-
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(
-        self, input: SSAValue, axes: Sequence[int] | None = None, keepdims: bool = False
-    ):
-        rank = len(tensor_of(input).get_shape())
-        axes = tuple(range(rank)) if axes is None else tuple(axes)
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, axes, keepdims)],
-            properties={
-                "axes": dense_i64_array(axes),
-                **({"keepdims": UnitAttr()} if keepdims else {}),
-            },
-        )
-
-    @classmethod
-    def infer_type(
-        cls, input: Attribute, axes: Sequence[int], keepdims: bool
-    ) -> TensorType:
-        check_static_tensor(cls.name, "input", input)
-        assert isinstance(input, TensorType)
-        shape = input.get_shape()
-        norm = normalize_axes(cls.name, axes, len(shape))
-        if keepdims:
-            out = [1 if i in norm else d for i, d in enumerate(shape)]
-        else:
-            out = [d for i, d in enumerate(shape) if i not in norm]
-        return tensor(out, input.element_type)
-
-    @property
-    def axis_values(self) -> tuple[int, ...]:
-        return int_values(self.axes)
-
-    @property
-    def normalized_axes(self) -> tuple[int, ...]:
-        rank = len(tensor_of(self.input).get_shape())
-        return normalize_axes(self.name, self.axis_values, rank)
-
-    @property
-    def keeps_dims(self) -> bool:
-        return self.keepdims is not None
-
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        (x,) = inputs
-        out = type(self).NUMPY_FN(x, axis=self.normalized_axes, keepdims=self.keeps_dims)
-        return [np.asarray(out, dtype=x.dtype)]
-
-
-class AxisNormalizationOp(GraphOp):
-    """``%p = graph.softmax %x {axis = -1 : i64} : (...) -> ...``: a same-shape
-    float op that normalizes along one axis (softmax, log_softmax)."""
-
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, input: SSAValue, axis: int = -1):
-        super().__init__(
-            operands=[input],
-            result_types=[input.type],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
-
-    @property
-    def normalized_axis(self) -> int:
-        rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, int_value(self.axis), rank)
-
-    def verify_extra(self) -> None:
-        shape = tensor_of(self.input).get_shape()
-        if shape[self.normalized_axis] == 0:
-            raise VerifyException(
-                f"{self.name}: cannot normalize over an empty axis "
-                f"(axis {int_value(self.axis)} of {shape_str(shape)})"
-            )
-
-    @classmethod
-    def infer_type(cls, input: Attribute) -> Attribute:
-        return input
 
 
 def tensor_of_type(t: Attribute) -> TensorType:

@@ -32,19 +32,18 @@ import numpy as np
 from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerType, TensorType, UnitAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
-    traits_def, var_operand_def,
+    irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def, var_operand_def,
 )
-from xdsl.traits import Commutative, Pure
+from xdsl.traits import Commutative
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    ALL_TYPES, BinaryBroadcastOp, FLOAT_TYPES, GraphOp, NUMERIC_TYPES, UnaryElementwiseOp,
-    broadcast_shapes, check_static_tensor, element_type_of, i1, numpy_dtype, shape_str, tensor,
-    tensor_of, type_str,
+    ALL_TYPES, FLOAT_TYPES, GraphOp, NUMERIC_TYPES, broadcast_shapes, check_static_tensor,
+    element_type_of, i1, numpy_dtype, shape_str, tensor, tensor_of, type_str,
 )
-from graphopt.dialects.graph.properties import f64_attr, float_value
+from graphopt.dialects.graph.families import BinaryBroadcastOp, PureOp, UnaryElementwiseOp, UnaryTensorOp
+from graphopt.dialects.graph.properties import PropertyValue, float_value
 from graphopt.dialects.traits import AbsorbingElement, Idempotent, IdentityIfSameType, Involution, NeutralElement, SelfCancelling
 
 
@@ -149,13 +148,9 @@ class GeluOp(UnaryElementwiseOp):
     approximate = opt_prop_def(UnitAttr)
 
     def __init__(self, input: SSAValue, approximate: bool = False):
-        super().__init__(input)
-        if approximate:
-            self.properties["approximate"] = UnitAttr()
+        GraphOp.__init__(self, operands=[input], properties={"approximate": approximate})
 
-    @property
-    def is_approximate(self) -> bool:
-        return self.approximate is not None
+    is_approximate = PropertyValue(approximate, default=False)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -177,12 +172,9 @@ class LeakyReluOp(UnaryElementwiseOp):
     alpha = prop_def(FloatAttr[Float64Type])
 
     def __init__(self, input: SSAValue, alpha: float = 0.01):
-        super().__init__(input)
-        self.properties["alpha"] = f64_attr(alpha)
+        GraphOp.__init__(self, operands=[input], properties={"alpha": alpha})
 
-    @property
-    def alpha_value(self) -> float:
-        return float_value(self.alpha)
+    alpha_value = PropertyValue(alpha)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs
@@ -203,9 +195,7 @@ class ClipOp(UnaryElementwiseOp):
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
 
     def __init__(self, input: SSAValue, min: float = -math.inf, max: float = math.inf):
-        super().__init__(input)
-        self.properties["min"] = f64_attr(min)
-        self.properties["max"] = f64_attr(max)
+        GraphOp.__init__(self, operands=[input], properties={"min": min, "max": max})
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -334,7 +324,7 @@ class EqualOp(CompareOp):
 
 
 @irdl_op_definition
-class WhereOp(GraphOp):
+class WhereOp(PureOp):
     """``cond ? a : b`` elementwise; the three operands broadcast together."""
 
     name = "graph.where"
@@ -344,15 +334,10 @@ class WhereOp(GraphOp):
     result = result_def(TensorType)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.BROADCAST
-    traits = traits_def(Pure())
     assembly_format = "$cond `,` $lhs `,` $rhs attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, cond: SSAValue, lhs: SSAValue, rhs: SSAValue):
-        super().__init__(
-            operands=[cond, lhs, rhs],
-            result_types=[self.infer_type(cond.type, lhs.type, rhs.type)],
-        )
+        super().__init__(operands=[cond, lhs, rhs])
 
     @classmethod
     def infer_type(cls, cond: Attribute, lhs: Attribute, rhs: Attribute) -> TensorType:
@@ -399,7 +384,7 @@ def cast_array(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 
 @irdl_op_definition
-class CastOp(GraphOp):
+class CastOp(UnaryTensorOp):
     """Convert elements between f32, f64, i32, i64 and i1; the result type
     says to what.  Semantics are numpy ``astype`` wherever numpy defines them:
     float -> int truncates toward zero, -> i1 is ``x != 0`` (NaN is true),
@@ -410,13 +395,8 @@ class CastOp(GraphOp):
     interpreter and constant folding do the same."""
 
     name = "graph.cast"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
-    traits = traits_def(Pure(), IdentityIfSameType())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(IdentityIfSameType())
 
     def __init__(self, input: SSAValue, to: Attribute | np.dtype | type | str):
         elem = to if isinstance(to, Attribute) else element_type_of(np.dtype(to))
@@ -441,7 +421,7 @@ class CastOp(GraphOp):
 
 
 @irdl_op_definition
-class AddNOp(GraphOp):
+class AddNOp(PureOp):
     """Elementwise sum of one or more tensors of one type."""
 
     name = "graph.add_n"
@@ -450,13 +430,11 @@ class AddNOp(GraphOp):
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = NUMERIC_TYPES
-    traits = traits_def(Pure(), Commutative())
+    traits = traits_def(Commutative())
     assembly_format = "$inputs attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, inputs: Sequence[SSAValue]):
-        inputs = list(inputs)
-        super().__init__(operands=[inputs], result_types=[self.infer_type([v.type for v in inputs])])
+        super().__init__(operands=[list(inputs)])
 
     @classmethod
     def infer_type(cls, types: Sequence[Attribute]) -> Attribute:

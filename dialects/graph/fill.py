@@ -21,22 +21,19 @@ from typing import ClassVar
 import numpy as np
 from xdsl.dialects.builtin import (
     DenseArrayBase, Float64Type, FloatAttr, IntegerAttr, IntegerType, StringAttr, TensorType,
-    UnitAttr, i64,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (
-    ParsePropInAttrDict, VarConstraint, base, irdl_op_definition, operand_def, opt_prop_def,
-    prop_def, result_def, traits_def,
-)
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, Pure
+from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def, result_def, traits_def
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    ALL_TYPES, FLOAT_TYPES, GraphOp, UnaryElementwiseOp, element_type_of, f32, numpy_dtype,
-    tensor, tensor_of,
+    ALL_TYPES, FLOAT_TYPES, element_type_of, f32, numpy_dtype, tensor, tensor_of,
 )
-from graphopt.dialects.graph.properties import dense_i64_array, f64_attr, float_value, int_value, int_values
+from graphopt.dialects.graph.families import PureOp, SameTypeOp, UnaryElementwiseOp
+from graphopt.dialects.graph.properties import PropertyValue, float_value
 from graphopt.dialects.traits import IgnoresOperandValues, NeverFolded
 
 
@@ -67,7 +64,7 @@ def _element_type(dtype: Attribute | np.dtype | type) -> Attribute:
 
 
 @irdl_op_definition
-class FillOp(GraphOp):
+class FillOp(PureOp):
     """A tensor of ``shape`` holding ``value`` everywhere (cast to the element type
     of the result).  Folding turns it into a splat constant."""
 
@@ -77,9 +74,7 @@ class FillOp(GraphOp):
     value = prop_def(FloatAttr[Float64Type])
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
-    traits = traits_def(Pure())
     assembly_format = "attr-dict `:` type($result)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(
         self,
@@ -89,12 +84,10 @@ class FillOp(GraphOp):
     ):
         super().__init__(
             result_types=[tensor(shape, _element_type(element_type))],
-            properties={"shape": dense_i64_array(shape), "value": f64_attr(value)},
+            properties={"shape": shape, "value": value},
         )
 
-    @property
-    def shape_values(self) -> tuple[int, ...]:
-        return int_values(self.shape)
+    shape_values = PropertyValue(shape)
 
     @property
     def scalar(self) -> float | int:
@@ -115,23 +108,27 @@ class FillOp(GraphOp):
         return [np.full(self.shape_values, self.scalar, dtype=dtype)]
 
 
-@irdl_op_definition
-class ZerosLikeOp(UnaryElementwiseOp):
-    """Zeros of the operand's type; the operand's values are never read."""
+class FillLikeOp(UnaryElementwiseOp):
+    """``zeros_like`` and ``ones_like``: a constant of the operand's type, of
+    any element type; the operand's values are never read."""
 
-    name = "graph.zeros_like"
     traits = traits_def(IgnoresOperandValues())
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
+
+
+@irdl_op_definition
+class ZerosLikeOp(FillLikeOp):
+    """Zeros of the operand's type."""
+
+    name = "graph.zeros_like"
     NUMPY_FN = staticmethod(np.zeros_like)
 
 
 @irdl_op_definition
-class OnesLikeOp(UnaryElementwiseOp):
-    """Ones (``true`` for i1) of the operand's type; the operand is never read."""
+class OnesLikeOp(FillLikeOp):
+    """Ones (``true`` for i1) of the operand's type."""
 
     name = "graph.ones_like"
-    traits = traits_def(IgnoresOperandValues())
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
     NUMPY_FN = staticmethod(np.ones_like)
 
 
@@ -185,7 +182,7 @@ class RandomEffect(MemoryEffect):
 
 
 @irdl_op_definition
-class DropoutOp(GraphOp):
+class DropoutOp(SameTypeOp):
     """Inference mode (no ``training`` flag): the identity.  Training mode: keep
     each element with probability ``1 - rate`` and scale the kept ones by
     ``1 / (1 - rate)``.
@@ -197,9 +194,6 @@ class DropoutOp(GraphOp):
     """
 
     name = "graph.dropout"
-    T: ClassVar = VarConstraint("T", base(TensorType))
-    input = operand_def(T)
-    result = result_def(T)
     rate = prop_def(FloatAttr[Float64Type])
     seed = prop_def(IntegerAttr)
     training = opt_prop_def(UnitAttr)
@@ -207,37 +201,19 @@ class DropoutOp(GraphOp):
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
     traits = traits_def(RandomEffect(), NeverFolded(when=lambda op: op.is_training))
-    assembly_format = "$input attr-dict `:` type($input)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue, rate: float = 0.5, seed: int = 0, training: bool = False):
-        props: dict[str, Attribute] = {
-            "rate": f64_attr(rate),
-            "seed": IntegerAttr(seed, i64),
-        }
-        if training:
-            props["training"] = UnitAttr()
-        super().__init__(operands=[input], result_types=[input.type], properties=props)
+        super().__init__(operands=[input], properties={"rate": rate, "seed": seed, "training": training})
 
-    @property
-    def rate_value(self) -> float:
-        return float_value(self.rate)
+    rate_value = PropertyValue(rate)
 
-    @property
-    def seed_value(self) -> int:
-        return int_value(self.seed)
+    seed_value = PropertyValue(seed)
 
-    @property
-    def is_training(self) -> bool:
-        return self.training is not None
+    is_training = PropertyValue(training, default=False)
 
     def verify_extra(self) -> None:
         if not 0.0 <= self.rate_value < 1.0:
             raise VerifyException(f"graph.dropout: rate {self.rate_value} is not in [0, 1)")
-
-    @classmethod
-    def infer_type(cls, input: Attribute) -> Attribute:
-        return input
 
     @property
     def scale(self) -> float:
@@ -253,7 +229,7 @@ class DropoutOp(GraphOp):
 
 
 @irdl_op_definition
-class CopyOp(GraphOp):
+class CopyOp(SameTypeOp, PureOp):
     """A copy of its operand onto ``device`` (inserted by device planning).
 
     It exists to produce a distinct buffer, so fold-constants never folds it
@@ -261,28 +237,15 @@ class CopyOp(GraphOp):
     """
 
     name = "graph.copy"
-    T: ClassVar = VarConstraint("T", base(TensorType))
-    input = operand_def(T)
-    result = result_def(T)
     device = prop_def(StringAttr)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-    traits = traits_def(Pure(), NeverFolded())
-    assembly_format = "$input attr-dict `:` type($input)"
-    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(NeverFolded())
 
     def __init__(self, input: SSAValue, device: str = "cpu"):
-        super().__init__(
-            operands=[input], result_types=[input.type], properties={"device": StringAttr(device)}
-        )
+        super().__init__(operands=[input], properties={"device": device})
 
     def verify_extra(self) -> None:
         if not self.device.data:
             raise VerifyException("graph.copy: device must not be empty")
-
-    @classmethod
-    def infer_type(cls, input: Attribute) -> Attribute:
-        return input
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].copy()]

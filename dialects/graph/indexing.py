@@ -16,46 +16,38 @@ from math import prod
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import (
-    DenseArrayBase, Float64Type, FloatAttr, IntegerAttr, TensorType, i64,
-)
+from xdsl.dialects.builtin import DenseArrayBase, Float64Type, FloatAttr, TensorType, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
-    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
-    traits_def, var_operand_def, var_result_def,
+    irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def,
+    var_operand_def, var_result_def,
 )
-from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    GraphOp, normalize_axes, normalize_axis, numpy_dtype, shape_str, tensor, tensor_of,
-    tensor_of_type, type_str,
+    normalize_axes, numpy_dtype, shape_str, tensor, tensor_of, tensor_of_type,
+    type_str,
 )
+from graphopt.dialects.graph.families import AxisOp, PureOp
 from graphopt.dialects.graph.fill import check_scalar_value, scalar_of
-from graphopt.dialects.graph.layout import LayoutOp, shape_of
-from graphopt.dialects.graph.properties import dense_i64_array, f64_attr, float_value, int_value, int_values
+from graphopt.dialects.graph.layout import LayoutOp, UnaryLayoutOp, shape_of
+from graphopt.dialects.graph.properties import PropertyValue, float_value, int_values
 from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
 @irdl_op_definition
-class ConcatOp(LayoutOp):
+class ConcatOp(LayoutOp, AxisOp):
     """Join one or more tensors along ``axis`` (may be negative)."""
 
     name = "graph.concat"
     traits = traits_def(IdentityIfSameType())
     inputs = var_operand_def(TensorType)
     result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
     assembly_format = "$inputs attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, inputs: Sequence[SSAValue], axis: int = 0):
-        inputs = list(inputs)
-        super().__init__(
-            operands=[inputs],
-            result_types=[self.infer_type([v.type for v in inputs], axis)],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
+        super().__init__(operands=[list(inputs)], properties={"axis": axis})
 
     @classmethod
     def infer_type(cls, types: Sequence[Attribute], axis: int) -> TensorType:
@@ -76,7 +68,7 @@ class ConcatOp(LayoutOp):
             )
         if not shapes[0]:
             raise VerifyException("graph.concat: cannot concatenate 0-d tensors")
-        ax = normalize_axis(cls.name, axis, len(shapes[0]))
+        ax = cls.axis_in(first, axis)
         for s in shapes:
             if any(d != e for k, (d, e) in enumerate(zip(s, shapes[0])) if k != ax):
                 raise VerifyException(
@@ -88,47 +80,38 @@ class ConcatOp(LayoutOp):
         out[ax] = sum(s[ax] for s in shapes)
         return tensor(out, first.element_type)
 
-    @property
-    def normalized_axis(self) -> int:
-        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.result.type)))
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [np.concatenate(inputs, axis=self.normalized_axis)]
 
 
 @irdl_op_definition
-class SplitOp(LayoutOp):
+class SplitOp(LayoutOp, AxisOp):
     """Cut ``input`` along ``axis`` into pieces of the given ``sizes`` (one
     result per piece; sizes may be 0 and must add up to the axis)."""
 
     name = "graph.split"
     input = operand_def(TensorType)
     outputs = var_result_def(TensorType)
-    axis = prop_def(IntegerAttr)
     sizes = prop_def(DenseArrayBase)
     assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, input: SSAValue, sizes: Sequence[int] | int, axis: int = 0):
         """``sizes`` as an int: that many equal pieces."""
         if isinstance(sizes, int):
-            dim = shape_of(input.type)[normalize_axis(self.name, axis, len(shape_of(input.type)))]
+            dim = shape_of(input.type)[self.axis_in(input.type, axis)]
             if sizes <= 0 or dim % sizes:
                 raise VerifyException(
                     f"graph.split: cannot split axis {axis} of {type_str(input.type)} "
                     f"into {sizes} equal pieces"
                 )
             sizes = [dim // sizes] * sizes
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, axis, sizes)],
-            properties={"axis": IntegerAttr(axis, i64), "sizes": dense_i64_array(sizes)},
-        )
+        super().__init__(operands=[input], properties={"axis": axis, "sizes": sizes})
 
     @classmethod
     def infer_type(cls, input: Attribute, axis: int, sizes: Sequence[int]) -> list[TensorType]:
         assert isinstance(input, TensorType)
         shape = shape_of(input)
-        ax = normalize_axis(cls.name, axis, len(shape))
+        ax = cls.axis_in(input, axis)
         if not sizes:
             raise VerifyException("graph.split: needs at least one size")
         if any(s < 0 for s in sizes):
@@ -140,13 +123,7 @@ class SplitOp(LayoutOp):
             )
         return [tensor([s if k == ax else d for k, d in enumerate(shape)], input.element_type) for s in sizes]
 
-    @property
-    def size_values(self) -> tuple[int, ...]:
-        return int_values(self.sizes)  # type: ignore[return-value]
-
-    @property
-    def normalized_axis(self) -> int:
-        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.input.type)))
+    size_values = PropertyValue(sizes)
 
     def offsets(self) -> list[int]:
         """Start of each piece along the axis."""
@@ -157,7 +134,7 @@ class SplitOp(LayoutOp):
         return out
 
     def verify_extra(self) -> None:
-        self.infer_type(self.input.type, int_value(self.axis), self.size_values)
+        self.infer_type(self.input.type, self.axis_value, self.size_values)
         if len(self.outputs) != len(self.size_values):
             raise VerifyException(
                 f"graph.split: {len(self.size_values)} sizes need {len(self.size_values)} "
@@ -191,20 +168,17 @@ def onnx_slice_range(start: int, end: int, step: int, dim: int) -> tuple[int, in
 
 
 @irdl_op_definition
-class SliceOp(LayoutOp):
+class SliceOp(UnaryLayoutOp):
     """ONNX Slice: along each of ``axes`` (default 0, 1, ...) take
     ``start, start+step, ...`` up to ``end`` (exclusive); see
     :func:`onnx_slice_range` for negative values and clamping."""
 
     name = "graph.slice"
     traits = traits_def(PreservesSplat())
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
     starts = prop_def(DenseArrayBase)
     ends = prop_def(DenseArrayBase)
     axes = opt_prop_def(DenseArrayBase)
     steps = opt_prop_def(DenseArrayBase)
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(
         self,
@@ -214,15 +188,8 @@ class SliceOp(LayoutOp):
         axes: Sequence[int] | None = None,
         steps: Sequence[int] | None = None,
     ):
-        props = {"starts": dense_i64_array(starts), "ends": dense_i64_array(ends)}
-        if axes is not None:
-            props["axes"] = dense_i64_array(axes)
-        if steps is not None:
-            props["steps"] = dense_i64_array(steps)
         super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, starts, ends, axes, steps)],
-            properties=props,
+            operands=[input], properties={"starts": starts, "ends": ends, "axes": axes, "steps": steps}
         )
 
     @classmethod
@@ -284,23 +251,16 @@ class SliceOp(LayoutOp):
 
 
 @irdl_op_definition
-class PadOp(LayoutOp):
+class PadOp(UnaryLayoutOp):
     """Constant padding; ``pads`` = [begin0, begin1, ..., end0, end1, ...] (ONNX
     order), all >= 0; ``value`` is cast to the element type."""
 
     name = "graph.pad"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
     pads = prop_def(DenseArrayBase)
     value = prop_def(FloatAttr[Float64Type])
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, input: SSAValue, pads: Sequence[int], value: float = 0.0):
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, pads)],
-            properties={"pads": dense_i64_array(pads), "value": f64_attr(value)},
-        )
+        super().__init__(operands=[input], properties={"pads": pads, "value": value})
 
     @classmethod
     def infer_type(cls, input: Attribute, pads: Sequence[int]) -> TensorType:
@@ -315,9 +275,7 @@ class PadOp(LayoutOp):
             raise VerifyException(f"graph.pad: pads must not be negative ({list(pads)})")
         return tensor([d + pads[k] + pads[r + k] for k, d in enumerate(shape)], input.element_type)
 
-    @property
-    def pad_values(self) -> tuple[int, ...]:
-        return int_values(self.pads)  # type: ignore[return-value]
+    pad_values = PropertyValue(pads)
 
     @property
     def scalar(self) -> float | int:
@@ -337,7 +295,7 @@ class PadOp(LayoutOp):
 
 
 @irdl_op_definition
-class GatherOp(LayoutOp):
+class GatherOp(LayoutOp, AxisOp):
     """numpy ``take(data, indices, axis)`` with i64 indices.  A negative index
     counts from the end (wraps once); an index still out of range is clamped
     to the axis (the verifier cannot see index values; the reference clamps
@@ -347,15 +305,10 @@ class GatherOp(LayoutOp):
     data = operand_def(TensorType)
     indices = operand_def(TensorType)
     result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
     assembly_format = "$data `,` $indices attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, data: SSAValue, indices: SSAValue, axis: int = 0):
-        super().__init__(
-            operands=[data, indices],
-            result_types=[self.infer_type(data.type, indices.type, axis)],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
+        super().__init__(operands=[data, indices], properties={"axis": axis})
 
     @classmethod
     def infer_type(cls, data: Attribute, indices: Attribute, axis: int) -> TensorType:
@@ -367,16 +320,12 @@ class GatherOp(LayoutOp):
         shape, ishape = shape_of(data), shape_of(indices)
         if not shape:
             raise VerifyException("graph.gather: cannot gather from a 0-d tensor")
-        a = normalize_axis(cls.name, axis, len(shape))
+        a = cls.axis_in(data, axis)
         if shape[a] == 0 and prod(ishape) > 0:
             raise VerifyException(
                 f"graph.gather: axis {axis} of {shape_str(shape)} is empty, nothing to gather"
             )
         return tensor([*shape[:a], *ishape, *shape[a + 1:]], data.element_type)
-
-    @property
-    def normalized_axis(self) -> int:
-        return normalize_axis(self.name, int_value(self.axis), len(shape_of(self.data.type)))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         data, idx = inputs
@@ -387,30 +336,38 @@ class GatherOp(LayoutOp):
         return [np.asarray(out, dtype=numpy_dtype(tensor_of(self.result).element_type), order="C")]
 
 
+class ScatterGradOp(PureOp):
+    """``slice_grad`` and ``gather_grad``: the gradient ``grad`` of an op that
+    selected elements, written back into zeros of ``shape`` (the shape of
+    that op's input)."""
+
+    result = result_def(TensorType)
+    shape = prop_def(DenseArrayBase)
+
+    @classmethod
+    def scattered_type(cls, grad: Attribute, shape: Sequence[int]) -> TensorType:
+        return tensor(shape, tensor_of_type(grad).element_type)
+
+    def zeros(self, g: np.ndarray) -> np.ndarray:
+        """The buffer the gradient is written into."""
+        return np.zeros(int_values(self.shape), g.dtype)
+
+
 @irdl_op_definition
-class SliceGradOp(GraphOp):
+class SliceGradOp(ScatterGradOp):
     """The gradient of a strided slice: ``g`` written into zeros of ``shape`` at
     ``firsts[a] + steps[a] * i`` along every axis (steps may be negative)."""
 
     name = "graph.slice_grad"
     grad = operand_def(TensorType)
-    result = result_def(TensorType)
-    shape = prop_def(DenseArrayBase)
     firsts = prop_def(DenseArrayBase)
     steps = prop_def(DenseArrayBase)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
-    traits = traits_def(Pure())
     assembly_format = "$grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, grad: SSAValue, shape: Sequence[int], firsts: Sequence[int], steps: Sequence[int]):
-        super().__init__(
-            operands=[grad],
-            result_types=[self.infer_type(grad.type, shape, firsts, steps)],
-            properties={"shape": dense_i64_array(shape), "firsts": dense_i64_array(firsts),
-                        "steps": dense_i64_array(steps)},
-        )
+        super().__init__(operands=[grad], properties={"shape": shape, "firsts": firsts, "steps": steps})
 
     @classmethod
     def infer_type(
@@ -427,18 +384,18 @@ class SliceGradOp(GraphOp):
                 raise VerifyException(
                     f"graph.slice_grad: {c} elements from {f} by {st} do not fit in {shape_str(shape)}"
                 )
-        return tensor(shape, tensor_of_type(grad).element_type)
+        return cls.scattered_type(grad, shape)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (g,) = inputs
-        out = np.zeros(int_values(self.shape), g.dtype)
+        out = self.zeros(g)
         index = np.ix_(*[f + st * np.arange(c) for f, st, c in zip(int_values(self.firsts), int_values(self.steps), g.shape)])
         out[index] = g
         return [out]
 
 
 @irdl_op_definition
-class GatherGradOp(GraphOp):
+class GatherGradOp(ScatterGradOp, AxisOp):
     """The gradient of ``graph.gather``: ``g`` scatter-added into zeros of
     ``shape`` along ``axis`` at ``indices`` (normalised as gather does: a
     negative index wraps once, then clamps); repeated indices accumulate."""
@@ -446,25 +403,10 @@ class GatherGradOp(GraphOp):
     name = "graph.gather_grad"
     indices = operand_def(TensorType)
     grad = operand_def(TensorType)
-    result = result_def(TensorType)
-    shape = prop_def(DenseArrayBase)
-    axis = prop_def(IntegerAttr)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-    traits = traits_def(Pure())
     assembly_format = "$indices `,` $grad attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, indices: SSAValue, grad: SSAValue, shape: Sequence[int], axis: int):
-        super().__init__(
-            operands=[indices, grad],
-            result_types=[self.infer_type(indices.type, grad.type, shape, axis)],
-            properties={"shape": dense_i64_array(shape), "axis": IntegerAttr(axis, i64)},
-        )
-
-    @property
-    def axis_value(self) -> int:
-        return int_value(self.axis)
+        super().__init__(operands=[indices, grad], properties={"shape": shape, "axis": axis})
 
     @classmethod
     def infer_type(cls, indices: Attribute, grad: Attribute, shape: Sequence[int], axis: int) -> Attribute:
@@ -482,14 +424,14 @@ class GatherGradOp(GraphOp):
                 f"graph.gather_grad: axis {a} of {shape_str(shape)} is empty, "
                 f"nothing to scatter {shape_str(ishape)} indices into"
             )
-        return tensor(shape, tensor_of_type(grad).element_type)
+        return cls.scattered_type(grad, shape)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         idx, g = inputs
         shape, a = int_values(self.shape), self.axis_value
         dim = shape[a]
         norm = np.clip(np.where(idx < 0, idx + dim, idx), 0, dim - 1)
-        out = np.zeros(shape, g.dtype)
+        out = self.zeros(g)
         moved = np.moveaxis(out, a, 0)  # a view: the scatter writes into out
         gm = g.reshape(*shape[:a], idx.size, *shape[a + 1:])
         np.add.at(moved, norm.reshape(-1), np.moveaxis(gm, a, 0))

@@ -16,20 +16,15 @@ from math import prod
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, TensorType
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
-    traits_def,
-)
-from xdsl.traits import Pure
+from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def, traits_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph.base import (
-    GraphOp, check_static_tensor, normalize_axes, shape_str, tensor, tensor_of,
-)
-from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
+from graphopt.dialects.graph.base import check_static_tensor, normalize_axes, shape_str, tensor, tensor_of
+from graphopt.dialects.graph.families import AxisOp, PureOp, UnaryTensorOp
+from graphopt.dialects.graph.properties import PropertyValue, int_values
 from graphopt.dialects.traits import IdentityIfSameType, PreservesSplat
 
 
@@ -38,37 +33,28 @@ def shape_of(t: Attribute) -> tuple[int, ...]:
     return tuple(t.get_shape())
 
 
-class LayoutOp(GraphOp):
-    """Shared settings of the layout ops: Pure, Injective, properties in the
-    attr-dict."""
+class LayoutOp(PureOp):
+    """Shared settings of the layout ops: Pure, Injective."""
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
+
+
+class UnaryLayoutOp(LayoutOp, UnaryTensorOp):
+    """A layout op of one ``input``."""
 
 
 @irdl_op_definition
-class TransposeOp(GraphOp):
+class TransposeOp(UnaryLayoutOp):
     """Permute axes: ``out.shape[i] = in.shape[perm[i]]``."""
 
     name = "graph.transpose"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
     perm = prop_def(DenseArrayBase)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
-    traits = traits_def(Pure(), PreservesSplat())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(PreservesSplat())
 
     def __init__(self, input: SSAValue, perm: Sequence[int] | None = None):
         rank = len(tensor_of(input).get_shape())
-        perm = tuple(reversed(range(rank))) if perm is None else tuple(perm)
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, perm)],
-            properties={"perm": dense_i64_array(perm)},
-        )
+        perm = tuple(reversed(range(rank))) if perm is None else perm
+        super().__init__(operands=[input], properties={"perm": perm})
 
     @classmethod
     def infer_type(cls, input: Attribute, perm: Sequence[int]) -> TensorType:
@@ -82,26 +68,18 @@ class TransposeOp(GraphOp):
             )
         return tensor([shape[p] for p in perm], input.element_type)
 
-    @property
-    def permutation(self) -> tuple[int, ...]:
-        return int_values(self.perm)
+    permutation = PropertyValue(perm)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [np.transpose(inputs[0], self.permutation).copy(order="C")]
 
 
 @irdl_op_definition
-class ReshapeOp(GraphOp):
+class ReshapeOp(UnaryLayoutOp):
     """Same elements in row-major order, new shape (given by the result type)."""
 
     name = "graph.reshape"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
-    traits = traits_def(Pure(), PreservesSplat(), IdentityIfSameType())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
+    traits = traits_def(PreservesSplat(), IdentityIfSameType())
 
     def __init__(self, input: SSAValue, shape: Sequence[int]):
         super().__init__(operands=[input], result_types=[self.infer_type(input.type, shape)])
@@ -137,15 +115,12 @@ class ReshapeOp(GraphOp):
 
 
 @irdl_op_definition
-class BroadcastToOp(LayoutOp):
+class BroadcastToOp(UnaryLayoutOp):
     """Numpy broadcasting to the shape of the result type."""
 
     name = "graph.broadcast_to"
     traits = traits_def(PreservesSplat(), IdentityIfSameType())
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.BROADCAST
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, input: SSAValue, shape: Sequence[int]):
         super().__init__(operands=[input], result_types=[self.infer_type(input.type, shape)])
@@ -172,24 +147,17 @@ class BroadcastToOp(LayoutOp):
 
 
 @irdl_op_definition
-class ExpandDimsOp(LayoutOp):
+class ExpandDimsOp(UnaryLayoutOp):
     """Insert size-1 axes; ``axes`` index the result (ONNX Unsqueeze)."""
 
     name = "graph.expand_dims"
     traits = traits_def(PreservesSplat())
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
     axes = prop_def(DenseArrayBase)
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.BROADCAST
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, input: SSAValue, axes: Sequence[int] | int):
         axes = [axes] if isinstance(axes, int) else list(axes)
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, axes)],
-            properties={"axes": dense_i64_array(axes)},
-        )
+        super().__init__(operands=[input], properties={"axes": axes})
 
     @classmethod
     def new_axes(cls, input: Attribute, axes: Sequence[int]) -> tuple[int, ...]:
@@ -212,22 +180,16 @@ class ExpandDimsOp(LayoutOp):
 
 
 @irdl_op_definition
-class SqueezeOp(LayoutOp):
+class SqueezeOp(UnaryLayoutOp):
     """Drop size-1 axes: the given ``axes`` (of the input), or all of them."""
 
     name = "graph.squeeze"
     traits = traits_def(PreservesSplat(), IdentityIfSameType())
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
     axes = opt_prop_def(DenseArrayBase)
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, input: SSAValue, axes: Sequence[int] | int | None = None):
         axes = [axes] if isinstance(axes, int) else axes
-        props = {} if axes is None else {"axes": dense_i64_array(axes)}
-        super().__init__(
-            operands=[input], result_types=[self.infer_type(input.type, axes)], properties=props
-        )
+        super().__init__(operands=[input], properties={"axes": axes})
 
     @classmethod
     def dropped_axes(cls, input: Attribute, axes: Sequence[int] | None) -> tuple[int, ...]:
@@ -257,26 +219,19 @@ class SqueezeOp(LayoutOp):
 
 
 @irdl_op_definition
-class FlattenOp(LayoutOp):
+class FlattenOp(UnaryLayoutOp, AxisOp):
     """ONNX Flatten: a 2-D result ``(prod(shape[:axis]), prod(shape[axis:]))``;
     ``axis`` is in [-rank, rank]."""
 
     name = "graph.flatten"
     traits = traits_def(PreservesSplat(), IdentityIfSameType())
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, input: SSAValue, axis: int = 1):
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, axis)],
-            properties={"axis": IntegerAttr(axis, i64)},
-        )
+        super().__init__(operands=[input], properties={"axis": axis})
 
     @classmethod
-    def split_axis(cls, input: Attribute, axis: int) -> int:
+    def axis_in(cls, input: Attribute, axis: int) -> int:
+        """The split point: ``axis`` may also be ``rank``."""
         r = len(shape_of(input))
         if not -r <= axis <= r:
             raise VerifyException(f"graph.flatten: axis {axis} is out of range [{-r}, {r}]")
@@ -286,12 +241,8 @@ class FlattenOp(LayoutOp):
     def infer_type(cls, input: Attribute, axis: int) -> TensorType:
         assert isinstance(input, TensorType)
         shape = shape_of(input)
-        a = cls.split_axis(input, axis)
+        a = cls.axis_in(input, axis)
         return tensor([prod(shape[:a]), prod(shape[a:])], input.element_type)
-
-    @property
-    def normalized_axis(self) -> int:
-        return self.split_axis(self.input.type, int_value(self.axis))
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0].reshape(shape_of(self.result.type))]

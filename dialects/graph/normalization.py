@@ -22,20 +22,18 @@ from math import prod
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import Float64Type, FloatAttr, IntegerAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    ParsePropInAttrDict, irdl_op_definition, operand_def, prop_def, result_def, traits_def,
-)
-from xdsl.traits import Pure
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    AxisNormalizationOp, FLOAT_TYPES, GraphOp, broadcast_shapes, check_static_tensor,
-    normalize_axis, shape_str, tensor, tensor_of_type, type_str,
+    FLOAT_TYPES, broadcast_shapes, check_static_tensor, normalize_axis, shape_str, tensor,
+    tensor_of_type, type_str,
 )
-from graphopt.dialects.graph.properties import f64_attr, float_value, int_value
+from graphopt.dialects.graph.families import AxisNormalizationOp, AxisOp, PureOp, UnaryTensorOp
+from graphopt.dialects.graph.properties import PropertyValue, float_value
 
 
 @irdl_op_definition
@@ -44,12 +42,9 @@ class SoftmaxOp(AxisNormalizationOp):
 
     name = "graph.softmax"
 
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        (x,) = inputs
-        axis = self.normalized_axis
-        shifted = x - np.max(x, axis=axis, keepdims=True)
+    def normalize(self, shifted: np.ndarray, axis: int) -> np.ndarray:
         e = np.exp(shifted)
-        return [(e / np.sum(e, axis=axis, keepdims=True)).astype(x.dtype, copy=False)]
+        return e / np.sum(e, axis=axis, keepdims=True)
 
 
 @irdl_op_definition
@@ -58,35 +53,47 @@ class LogSoftmaxOp(AxisNormalizationOp):
 
     name = "graph.log_softmax"
 
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        (x,) = inputs
-        axis = self.normalized_axis
-        with np.errstate(all="ignore"):
-            shifted = x - np.max(x, axis=axis, keepdims=True)
-            logsum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
-        return [(shifted - logsum).astype(x.dtype, copy=False)]
+    def normalize(self, shifted: np.ndarray, axis: int) -> np.ndarray:
+        return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 
 DEFAULT_EPS = 1e-5
 
 
-class NormOp(GraphOp):
+class NormOp(PureOp):
     """Shared settings: float only, Pure, OutEWiseFusable, an ``eps`` > 0."""
 
     eps = prop_def(FloatAttr[Float64Type])
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
 
-    @property
-    def epsilon(self) -> float:
-        return float_value(self.eps)
+    epsilon = PropertyValue(eps)
 
     def verify_extra(self) -> None:
         if not self.epsilon >= 0.0:
             raise VerifyException(f"{self.name}: eps must be >= 0, got {self.epsilon}")
+
+
+class AffineNormOp(NormOp):
+    """``batch_norm_train`` and ``layer_norm``: ``x`` standardized over some
+    axes with its own mean and (biased) variance, then scaled and shifted:
+    ``%y = graph.<op> %x, %scale, %bias {eps = ...} : (...) -> ...``."""
+
+    input = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    bias = operand_def(TensorType)
+
+    assembly_format = "$input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)"
+
+    def standardized(self, x: np.ndarray, axes: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``((x - mean) / sqrt(var + eps), mean, var)``, the statistics over
+        ``axes`` kept as size-1 axes; the variance in two passes (no
+        ``E[x²]-E[x]²`` cancellation)."""
+        mean = np.mean(x, axis=tuple(axes), keepdims=True)
+        centred = x - mean
+        var = np.mean(centred * centred, axis=tuple(axes), keepdims=True)
+        return centred / np.sqrt(var + np.asarray(self.epsilon, x.dtype)), mean, var
 
 
 def check_same_element_type(op_name: str, types: Sequence[Attribute]) -> None:
@@ -147,11 +154,7 @@ class BatchNormOp(NormOp):
         var: SSAValue,
         eps: float = DEFAULT_EPS,
     ):
-        super().__init__(
-            operands=[input, scale, bias, mean, var],
-            result_types=[self.infer_type(input.type, scale.type, bias.type, mean.type, var.type)],
-            properties={"eps": f64_attr(eps)},
-        )
+        super().__init__(operands=[input, scale, bias, mean, var], properties={"eps": eps})
 
     @classmethod
     def infer_type(
@@ -171,7 +174,7 @@ class BatchNormOp(NormOp):
 
 
 @irdl_op_definition
-class BatchNormTrainOp(NormOp):
+class BatchNormTrainOp(AffineNormOp):
     """Training batch norm: normalizes with the batch's own statistics.
 
     Results: ``y``, the batch mean and the biased batch variance per channel
@@ -186,15 +189,10 @@ class BatchNormTrainOp(NormOp):
     """
 
     name = "graph.batch_norm_train"
-    input = operand_def(TensorType)
-    scale = operand_def(TensorType)
-    bias = operand_def(TensorType)
     result = result_def(TensorType)
     batch_mean = result_def(TensorType)
     batch_var = result_def(TensorType)
     momentum = prop_def(FloatAttr[Float64Type])
-
-    assembly_format = "$input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)"
 
     def __init__(
         self,
@@ -204,15 +202,9 @@ class BatchNormTrainOp(NormOp):
         eps: float = DEFAULT_EPS,
         momentum: float = 0.9,
     ):
-        super().__init__(
-            operands=[input, scale, bias],
-            result_types=self.infer_type(input.type, scale.type, bias.type),
-            properties={"eps": f64_attr(eps), "momentum": f64_attr(momentum)},
-        )
+        super().__init__(operands=[input, scale, bias], properties={"eps": eps, "momentum": momentum})
 
-    @property
-    def momentum_value(self) -> float:
-        return float_value(self.momentum)
+    momentum_value = PropertyValue(momentum)
 
     def verify_extra(self) -> None:
         super().verify_extra()
@@ -232,29 +224,19 @@ class BatchNormTrainOp(NormOp):
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, scale, bias = inputs
         r = x.ndim
-        axes = (0, *range(2, r))
-        mean = np.mean(x, axis=axes, keepdims=True)
-        centred = x - mean
-        var = np.mean(centred * centred, axis=axes, keepdims=True)
-        denom = np.sqrt(var + np.asarray(self.epsilon, x.dtype))
-        y = centred / denom * channel_view(scale, r) + channel_view(bias, r)
+        xhat, mean, var = self.standardized(x, (0, *range(2, r)))
+        y = xhat * channel_view(scale, r) + channel_view(bias, r)
         return [y.astype(x.dtype, copy=False), mean.reshape(-1), var.reshape(-1)]
 
 
 @irdl_op_definition
-class LayerNormOp(NormOp):
+class LayerNormOp(AffineNormOp, AxisOp):
     """ONNX LayerNormalization: normalize over the axes ``[axis, rank)``,
     ``y = (x - mean) / sqrt(var + eps) * scale + bias``.  ``scale`` and
     ``bias`` broadcast (numpy rules) to the normalized shape ``x.shape[axis:]``."""
 
     name = "graph.layer_norm"
-    input = operand_def(TensorType)
-    scale = operand_def(TensorType)
-    bias = operand_def(TensorType)
     result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
-
-    assembly_format = "$input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)"
 
     def __init__(
         self,
@@ -264,26 +246,18 @@ class LayerNormOp(NormOp):
         axis: int = -1,
         eps: float = DEFAULT_EPS,
     ):
-        super().__init__(
-            operands=[input, scale, bias],
-            result_types=[self.infer_type(input.type, scale.type, bias.type, axis)],
-            properties={"axis": IntegerAttr(axis, i64), "eps": f64_attr(eps)},
-        )
+        super().__init__(operands=[input, scale, bias], properties={"axis": axis, "eps": eps})
 
     @classmethod
-    def normalize(cls, input: Attribute, axis: int) -> int:
+    def axis_in(cls, input: Attribute, axis: int) -> int:
         rank = len(tensor_of_type(input).get_shape())
         if rank == 0:
             raise VerifyException(f"{cls.name}: input must have rank >= 1, got {type_str(input)}")
         return normalize_axis(cls.name, axis, rank)
 
-    @property
-    def normalized_axis(self) -> int:
-        return self.normalize(self.input.type, int_value(self.axis))
-
     @classmethod
     def infer_type(cls, input: Attribute, scale: Attribute, bias: Attribute, axis: int) -> Attribute:
-        ax = cls.normalize(input, axis)
+        ax = cls.axis_in(input, axis)
         shape = tensor_of_type(input).get_shape()
         norm = tuple(shape[ax:])
         if prod(norm) == 0:
@@ -306,12 +280,8 @@ class LayerNormOp(NormOp):
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         x, scale, bias = inputs
-        axes = tuple(range(self.normalized_axis, x.ndim))
-        mean = np.mean(x, axis=axes, keepdims=True)
-        centred = x - mean
-        var = np.mean(centred * centred, axis=axes, keepdims=True)
-        y = centred / np.sqrt(var + np.asarray(self.epsilon, x.dtype)) * scale + bias
-        return [y.astype(x.dtype, copy=False)]
+        xhat, _, _ = self.standardized(x, range(self.normalized_axis, x.ndim))
+        return [(xhat * scale + bias).astype(x.dtype, copy=False)]
 
 
 def lrn_window(size: int) -> tuple[int, int]:
@@ -319,7 +289,7 @@ def lrn_window(size: int) -> tuple[int, int]:
     return (size - 1) // 2, size // 2
 
 
-class LrnFamilyOp(GraphOp):
+class LrnFamilyOp(PureOp):
     """``lrn`` and ``lrn_grad``: the window ``size`` over channels and the
     ``alpha``, ``beta``, ``bias`` of ``x / (bias + alpha/size * sum x^2)^beta``."""
 
@@ -329,21 +299,12 @@ class LrnFamilyOp(GraphOp):
     bias = prop_def(FloatAttr[Float64Type])
 
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
 
     @staticmethod
-    def lrn_properties(size: int, alpha: float, beta: float, bias: float) -> dict[str, Attribute]:
-        return {
-            "size": IntegerAttr(size, i64),
-            "alpha": f64_attr(alpha),
-            "beta": f64_attr(beta),
-            "bias": f64_attr(bias),
-        }
+    def lrn_properties(size: int, alpha: float, beta: float, bias: float) -> dict[str, object]:
+        return {"size": size, "alpha": alpha, "beta": beta, "bias": bias}
 
-    @property
-    def window_size(self) -> int:
-        return int_value(self.size)
+    window_size = PropertyValue(size)
 
     @property
     def params(self) -> tuple[float, float, float]:
@@ -352,7 +313,7 @@ class LrnFamilyOp(GraphOp):
 
 
 @irdl_op_definition
-class LrnOp(LrnFamilyOp):
+class LrnOp(LrnFamilyOp, UnaryTensorOp):
     """ONNX LRN across channels (AlexNet, GoogLeNet):
     ``y = x / (bias + alpha/size * sum_{c' in window(c)} x[c']^2) ** beta``,
     the window clipped to the existing channels.
@@ -360,20 +321,12 @@ class LrnOp(LrnFamilyOp):
     OutEWiseFusable like the window ops: each output reads ``size`` inputs."""
 
     name = "graph.lrn"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(
         self, input: SSAValue, size: int, alpha: float = 1e-4, beta: float = 0.75, bias: float = 1.0
     ):
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, size)],
-            properties=self.lrn_properties(size, alpha, beta, bias),
-        )
+        super().__init__(operands=[input], properties=self.lrn_properties(size, alpha, beta, bias))
 
     @classmethod
     def infer_type(cls, input: Attribute, size: int) -> TensorType:
@@ -415,11 +368,7 @@ class LrnGradOp(LrnFamilyOp):
     assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, input: SSAValue, grad: SSAValue, size: int, alpha: float, beta: float, bias: float):
-        super().__init__(
-            operands=[input, grad],
-            result_types=[self.infer_type(input.type, grad.type, size)],
-            properties=self.lrn_properties(size, alpha, beta, bias),
-        )
+        super().__init__(operands=[input, grad], properties=self.lrn_properties(size, alpha, beta, bias))
 
     @classmethod
     def infer_type(cls, input: Attribute, grad: Attribute, size: int) -> Attribute:

@@ -16,21 +16,17 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
-    traits_def,
-)
-from xdsl.traits import Pure
+from xdsl.irdl import irdl_op_definition, opt_prop_def, traits_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import (
-    ALL_TYPES, FLOAT_TYPES, GraphOp, ReduceOp, check_static_tensor, normalize_axis, shape_str,
-    tensor, tensor_of,
+    ALL_TYPES, FLOAT_TYPES, check_static_tensor, shape_str, tensor,
 )
-from graphopt.dialects.graph.properties import int_value
+from graphopt.dialects.graph.families import AxisOp, ReduceOp, UnaryTensorOp
+from graphopt.dialects.graph.properties import PropertyValue
 from graphopt.dialects.traits import PreservesSplat
 
 
@@ -47,32 +43,27 @@ class ReduceMeanOp(ReduceOp):
     NUMPY_FN = staticmethod(np.mean)
 
 
-@irdl_op_definition
-class ReduceMaxOp(ReduceOp):
-    name = "graph.reduce_max"
+class ExtremumReduceOp(ReduceOp):
+    """``reduce_max`` and ``reduce_min``: the result is one of the reduced
+    elements, so a splat stays a splat, and an empty axis has no value."""
+
     traits = traits_def(PreservesSplat())
-    NUMPY_FN = staticmethod(np.max)
-
-    def verify_extra(self) -> None:
-        shape = tensor_of(self.input).get_shape()
-        if any(shape[a] == 0 for a in self.normalized_axes):
-            raise VerifyException("graph.reduce_max: cannot reduce an empty axis")
 
 
 @irdl_op_definition
-class ReduceMinOp(ReduceOp):
+class ReduceMaxOp(ExtremumReduceOp):
+    name = "graph.reduce_max"
+    NUMPY_FN = staticmethod(np.max)
+    EMPTY_AXIS_ERROR: ClassVar[str] = "cannot reduce an empty axis"
+
+
+@irdl_op_definition
+class ReduceMinOp(ExtremumReduceOp):
     """Smallest element over ``axes``; NaN propagates, as in numpy."""
 
     name = "graph.reduce_min"
-    traits = traits_def(PreservesSplat())
     NUMPY_FN = staticmethod(np.min)
-
-    def verify_extra(self) -> None:
-        shape = tensor_of(self.input).get_shape()
-        if any(shape[a] == 0 for a in self.normalized_axes):
-            raise VerifyException(
-                f"graph.reduce_min: cannot reduce an empty axis ({shape_str(shape)})"
-            )
+    EMPTY_AXIS_ERROR: ClassVar[str] = "cannot reduce an empty axis ({shape})"
 
 
 @irdl_op_definition
@@ -84,37 +75,24 @@ class ReduceProdOp(ReduceOp):
 
 
 @irdl_op_definition
-class ArgmaxOp(GraphOp):
+class ArgmaxOp(UnaryTensorOp, AxisOp):
     """Index (i64) of the first maximum along ``axis`` (see the module docstring)."""
 
     name = "graph.argmax"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    axis = prop_def(IntegerAttr)
     keepdims = opt_prop_def(UnitAttr)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.COMM_REDUCE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = ALL_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue, axis: int = -1, keepdims: bool = False):
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, axis, keepdims)],
-            properties={
-                "axis": IntegerAttr(axis, i64),
-                **({"keepdims": UnitAttr()} if keepdims else {}),
-            },
-        )
+        super().__init__(operands=[input], properties={"axis": axis, "keepdims": keepdims})
 
     @classmethod
     def infer_type(cls, input: Attribute, axis: int, keepdims: bool) -> TensorType:
         check_static_tensor(cls.name, "input", input)
         assert isinstance(input, TensorType)
         shape = input.get_shape()
-        a = normalize_axis(cls.name, axis, len(shape))
+        a = cls.axis_in(input, axis)
         if shape[a] == 0:
             raise VerifyException(
                 f"graph.argmax: cannot take the argmax of an empty axis "
@@ -125,14 +103,7 @@ class ArgmaxOp(GraphOp):
         ]
         return tensor(out, i64)
 
-    @property
-    def keeps_dims(self) -> bool:
-        return self.keepdims is not None
-
-    @property
-    def normalized_axis(self) -> int:
-        rank = len(tensor_of(self.input).get_shape())
-        return normalize_axis(self.name, int_value(self.axis), rank)
+    keeps_dims = PropertyValue(keepdims, default=False)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         (x,) = inputs

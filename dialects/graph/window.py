@@ -24,13 +24,9 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (
-    ParsePropInAttrDict, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def,
-    traits_def,
-)
-from xdsl.traits import Pure
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
@@ -38,7 +34,8 @@ from graphopt.dialects.graph.base import (
     FLOAT_TYPES, GraphOp, check_static_tensor, shape_str, tensor, tensor_of, tensor_of_type,
     type_str,
 )
-from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
+from graphopt.dialects.graph.families import PureOp, UnaryTensorOp
+from graphopt.dialects.graph.properties import PropertyValue
 
 
 def _rank4(op_name: str, what: str, t: Attribute) -> tuple[int, int, int, int]:
@@ -85,6 +82,13 @@ def window_output_size(
     return out[0], out[1]
 
 
+def window_props(
+    strides: Sequence[int], padding: Sequence[int], dilations: Sequence[int] | None
+) -> dict[str, object]:
+    """The window properties of a constructor, in the order they print."""
+    return {"strides": strides, "padding": padding, "dilations": dilations}
+
+
 def pad_nchw(x: np.ndarray, padding: Sequence[int], value: float) -> np.ndarray:
     pt, pl, pb, pr = padding
     if not any(padding):
@@ -95,7 +99,7 @@ def pad_nchw(x: np.ndarray, padding: Sequence[int], value: float) -> np.ndarray:
 # Shared index map of a 2-D window op: output (oh, ow) reads input
 # (oh*sh + kh*dh - pad_top, ow*sw + kw*dw - pad_left); reads outside the
 # input are zero (conv), -inf (max pool) or skipped (avg pool).
-class WindowOp(GraphOp):
+class WindowOp(PureOp):
     """A 2-D sliding-window op, forward or backward: strides, padding
     (top, left, bottom, right), dilations, and the input rows and columns
     each kernel tap reads."""
@@ -105,16 +109,10 @@ class WindowOp(GraphOp):
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    irdl_options = (ParsePropInAttrDict(),)
 
-    @property
-    def stride_values(self) -> tuple[int, ...]:
-        return int_values(self.strides)
+    stride_values = PropertyValue(strides)
 
-    @property
-    def pad_values(self) -> tuple[int, ...]:
-        return int_values(self.padding)
+    pad_values = PropertyValue(padding)
 
     @property
     def dilation_values(self) -> tuple[int, ...]:
@@ -129,9 +127,31 @@ class WindowOp(GraphOp):
             slice(kw * dw, kw * dw + sw * (ow - 1) + 1, sw),
         )
 
+    def tap_slices(self, kh: int, kw: int, oh: int, ow: int) -> list[tuple[int, int, slice, slice]]:
+        """Every tap ``(i, j)`` of a ``kh x kw`` kernel, row-major, with the
+        rows and columns of the padded input it reads (:meth:`window_slices`)."""
+        return [(i, j, *self.window_slices(i, j, oh, ow)) for i in range(kh) for j in range(kw)]
+
+
+class GroupedOp(GraphOp):
+    """An op whose channels split into ``groups`` (conv2d and its gradients)."""
+
+    groups = prop_def(IntegerAttr)
+
+    group_count = PropertyValue(groups)
+
+
+class DilatedWindowOp(WindowOp):
+    """A window op whose ``dilations`` are always given (conv2d, the backward
+    ops)."""
+
+    dilations = prop_def(DenseArrayBase)
+
+    dilation_values = PropertyValue(dilations)
+
 
 @irdl_op_definition
-class Conv2dOp(WindowOp):
+class Conv2dOp(DilatedWindowOp, GroupedOp):
     """2-D convolution (cross-correlation), NCHW input, OIHW weight.
 
     ``groups`` splits the C input and O output channels into that many
@@ -148,8 +168,6 @@ class Conv2dOp(WindowOp):
     input = operand_def(TensorType)
     weight = operand_def(TensorType)
     result = result_def(TensorType)
-    dilations = prop_def(DenseArrayBase)
-    groups = prop_def(IntegerAttr)
 
     assembly_format = "$input `,` $weight attr-dict `:` functional-type(operands, results)"
 
@@ -164,15 +182,7 @@ class Conv2dOp(WindowOp):
     ):
         super().__init__(
             operands=[input, weight],
-            result_types=[
-                self.infer_type(input.type, weight.type, strides, padding, dilations, groups)
-            ],
-            properties={
-                "strides": dense_i64_array(strides),
-                "padding": dense_i64_array(padding),
-                "dilations": dense_i64_array(dilations),
-                "groups": IntegerAttr(groups, i64),
-            },
+            properties={**window_props(strides, padding, dilations), "groups": groups},
         )
 
     @classmethod
@@ -210,14 +220,6 @@ class Conv2dOp(WindowOp):
         oh, ow = window_output_size(name, (h, w), (kh, kw), strides, padding, dilations)
         return tensor((n, o, oh, ow), x_elem)
 
-    @property
-    def dilation_values(self) -> tuple[int, ...]:
-        return int_values(self.dilations)
-
-    @property
-    def group_count(self) -> int:
-        return int_value(self.groups)
-
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         """One batched contraction per kernel tap, all groups at once."""
         x, w = inputs
@@ -229,15 +231,13 @@ class Conv2dOp(WindowOp):
         xp = pad_nchw(x, self.pad_values, 0.0)
         wg = w.reshape(groups, og, cg, kh, kw)
         out = np.zeros((n, groups, og, oh, ow), x.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                rs, cs = self.window_slices(i, j, oh, ow)
-                patch = xp[:, :, rs, cs].reshape(n, groups, cg, oh, ow)
-                out += np.einsum("ngchw,goc->ngohw", patch, wg[:, :, :, i, j])
+        for i, j, rs, cs in self.tap_slices(kh, kw, oh, ow):
+            patch = xp[:, :, rs, cs].reshape(n, groups, cg, oh, ow)
+            out += np.einsum("ngchw,goc->ngohw", patch, wg[:, :, :, i, j])
         return [out.reshape(n, o, oh, ow)]
 
 
-class Pool2dOp(WindowOp):
+class Pool2dOp(WindowOp, UnaryTensorOp):
     """``max_pool2d`` / ``avg_pool2d``: a ``kernel`` window per output element.
 
     ``dilations`` spaces the taps (default 1).  With ``ceil_mode`` the output
@@ -247,13 +247,9 @@ class Pool2dOp(WindowOp):
     never counted by avg).  Every pad must be smaller than the kernel on its
     axis, so every window holds at least one input element."""
 
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
     kernel = prop_def(DenseArrayBase)
     dilations = opt_prop_def(DenseArrayBase)
     ceil_mode = opt_prop_def(UnitAttr)
-
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
 
     def __init__(
         self,
@@ -265,21 +261,9 @@ class Pool2dOp(WindowOp):
         ceil_mode: bool = False,
         **extra: Attribute,
     ):
-        props: dict[str, Attribute] = {
-            "kernel": dense_i64_array(kernel),
-            "strides": dense_i64_array(strides),
-            "padding": dense_i64_array(padding),
-            **extra,
-        }
-        if tuple(dilations) != (1, 1):
-            props["dilations"] = dense_i64_array(dilations)
-        if ceil_mode:
-            props["ceil_mode"] = UnitAttr()
-        super().__init__(
-            operands=[input],
-            result_types=[self.infer_type(input.type, kernel, strides, padding, dilations, ceil_mode)],
-            properties=props,
-        )
+        dilated = None if tuple(dilations) == (1, 1) else dilations
+        props = {"kernel": kernel, "strides": strides, "padding": padding, **extra}
+        super().__init__(operands=[input], properties={**props, "dilations": dilated, "ceil_mode": ceil_mode})
 
     @classmethod
     def output_size(
@@ -322,17 +306,11 @@ class Pool2dOp(WindowOp):
         )
         return tensor((n, c, oh, ow), tensor_of_type(input).element_type)
 
-    @property
-    def kernel_values(self) -> tuple[int, ...]:
-        return int_values(self.kernel)
+    kernel_values = PropertyValue(kernel)
 
-    @property
-    def dilation_values(self) -> tuple[int, ...]:
-        return (1, 1) if self.dilations is None else int_values(self.dilations)
+    dilation_values = PropertyValue(dilations, default=(1, 1))
 
-    @property
-    def is_ceil_mode(self) -> bool:
-        return self.ceil_mode is not None
+    is_ceil_mode = PropertyValue(ceil_mode, default=False)
 
     def extra_pad_values(self) -> tuple[int, int]:
         """Rows and columns the last windows read past the bottom/right padding."""
@@ -358,12 +336,7 @@ class Pool2dOp(WindowOp):
         """The strided view of the padded input each kernel tap reads."""
         _, _, oh, ow = tensor_of(self.result).get_shape()
         kh, kw = self.kernel_values
-        views = []
-        for i in range(kh):
-            for j in range(kw):
-                rs, cs = self.window_slices(i, j, oh, ow)
-                views.append(xp[:, :, rs, cs])
-        return views
+        return [xp[:, :, rs, cs] for _, _, rs, cs in self.tap_slices(kh, kw, oh, ow)]
 
 
 @irdl_op_definition
@@ -402,9 +375,7 @@ class AvgPool2dOp(Pool2dOp):
         extra = {"count_include_pad": UnitAttr()} if count_include_pad else {}
         super().__init__(input, kernel, strides, padding, dilations, ceil_mode, **extra)
 
-    @property
-    def includes_pad(self) -> bool:
-        return self.count_include_pad is not None
+    includes_pad = PropertyValue(count_include_pad, default=False)
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         """The divisor counts the taps inside the input (and, with
@@ -417,24 +388,18 @@ class AvgPool2dOp(Pool2dOp):
 
 
 @irdl_op_definition
-class GlobalAvgPoolOp(GraphOp):
+class GlobalAvgPoolOp(UnaryTensorOp):
     """Mean over every spatial axis: ``N x C x D1 x ... -> N x C x 1 x ...``.
 
     OutEWiseFusable as in TVM (``nn.global_avg_pool2d``), although it is a
     reduction: like the other pools it anchors a group with its epilogue."""
 
     name = "graph.global_avg_pool"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OUT_EWISE_FUSABLE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def __init__(self, input: SSAValue):
-        super().__init__(operands=[input], result_types=[self.infer_type(input.type)])
+        super().__init__(operands=[input])
 
     @classmethod
     def infer_type(cls, input: Attribute) -> TensorType:

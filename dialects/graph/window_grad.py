@@ -12,38 +12,24 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, TensorType, UnitAttr
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import shape_str, tensor, tensor_of_type, type_str
-from graphopt.dialects.graph.properties import dense_i64_array, int_value, int_values
-from graphopt.dialects.graph.window import WindowOp
+from graphopt.dialects.graph.properties import int_values
+from graphopt.dialects.graph.window import DilatedWindowOp, GroupedOp, window_props
 
 
-def window_props(
-    strides: Sequence[int], padding: Sequence[int], dilations: Sequence[int]
-) -> dict[str, Attribute]:
-    return {
-        "strides": dense_i64_array(strides),
-        "padding": dense_i64_array(padding),
-        "dilations": dense_i64_array(dilations),
-    }
-
-
-class WindowGradOp(WindowOp):
+class WindowGradOp(DilatedWindowOp):
     """A 2-D window backward op: the forward op's window, with the dilations
     always given; ``check_window`` is the part of type inference they share."""
 
-    dilations = prop_def(DenseArrayBase)
+    result = result_def(TensorType)
 
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.OPAQUE
-
-    @property
-    def dilation_values(self) -> tuple[int, int]:
-        return int_values(self.dilations)  # type: ignore[return-value]
 
     @classmethod
     def check_window(
@@ -74,9 +60,14 @@ class WindowGradOp(WindowOp):
             max(w + pl + pr, (kw - 1) * dw + sw * (ow - 1) + 1, pl + w),
         )
 
+    def unpadded(self, dx: np.ndarray, h: int, w: int) -> list[np.ndarray]:
+        """The result: the ``h x w`` input window of a padded-input gradient."""
+        pt, pl, _, _ = self.pad_values
+        return [np.asarray(dx[:, :, pt:pt + h, pl:pl + w], order="C")]
+
 
 @irdl_op_definition
-class Conv2dGradInputOp(WindowGradOp):
+class Conv2dGradInputOp(WindowGradOp, GroupedOp):
     """The input gradient of ``graph.conv2d``: ``dx = conv2d^T(g, w)``.
 
     ``%dx = graph.conv2d_grad_input %g, %w {shape = array<i64: N, C, H, W>,
@@ -87,35 +78,19 @@ class Conv2dGradInputOp(WindowGradOp):
     name = "graph.conv2d_grad_input"
     grad = operand_def(TensorType)
     weight = operand_def(TensorType)
-    result = result_def(TensorType)
     shape = prop_def(DenseArrayBase)
-    groups = prop_def(IntegerAttr)
     assembly_format = "$grad `,` $weight attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, grad: SSAValue, weight: SSAValue, shape: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1), groups: int = 1):
-        super().__init__(
-            operands=[grad, weight],
-            result_types=[self.infer_type(grad.type, weight.type, shape, strides, padding, dilations, groups)],
-            properties={**window_props(strides, padding, dilations), "shape": dense_i64_array(shape),
-                        "groups": IntegerAttr(groups, i64)},
-        )
-
-    @property
-    def group_count(self) -> int:
-        return int_value(self.groups)
+        window = window_props(strides, padding, dilations)
+        super().__init__(operands=[grad, weight], properties={**window, "shape": shape, "groups": groups})
 
     @classmethod
     def infer_type(
-        cls,
-        grad: Attribute,
-        weight: Attribute,
-        shape: Sequence[int],
-        strides: Sequence[int],
-        padding: Sequence[int],
-        dilations: Sequence[int],
-        groups: int,
+        cls, grad: Attribute, weight: Attribute, shape: Sequence[int], strides: Sequence[int],
+        padding: Sequence[int], dilations: Sequence[int], groups: int,
     ) -> Attribute:
         cls.check_window((grad, weight), strides, padding, dilations)
         n, c, _, _ = shape
@@ -139,52 +114,33 @@ class Conv2dGradInputOp(WindowGradOp):
         dx = np.zeros((n, c, ph, pw), g.dtype)
         for grp in range(groups):
             gg = g[:, grp * fg:(grp + 1) * fg]
-            for i in range(kh):
-                for j in range(kw):
-                    rs, cs = self.window_slices(i, j, oh, ow)
-                    wk = w[grp * fg:(grp + 1) * fg, :, i, j]
-                    dx[:, grp * cg:(grp + 1) * cg, rs, cs] += np.einsum("nfhw,fc->nchw", gg, wk)
-        pt, pl, _, _ = self.pad_values
-        return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
+            for i, j, rs, cs in self.tap_slices(kh, kw, oh, ow):
+                wk = w[grp * fg:(grp + 1) * fg, :, i, j]
+                dx[:, grp * cg:(grp + 1) * cg, rs, cs] += np.einsum("nfhw,fc->nchw", gg, wk)
+        return self.unpadded(dx, h, wd)
 
 
 @irdl_op_definition
-class Conv2dGradFilterOp(WindowGradOp):
+class Conv2dGradFilterOp(WindowGradOp, GroupedOp):
     """The weight gradient of ``graph.conv2d``: the correlation of the input
     with the output gradient.  ``kernel`` gives the filter's KH, KW."""
 
     name = "graph.conv2d_grad_filter"
     input = operand_def(TensorType)
     grad = operand_def(TensorType)
-    result = result_def(TensorType)
     kernel = prop_def(DenseArrayBase)
-    groups = prop_def(IntegerAttr)
     assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
 
     def __init__(self, input: SSAValue, grad: SSAValue, kernel: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1), groups: int = 1):
-        super().__init__(
-            operands=[input, grad],
-            result_types=[self.infer_type(input.type, grad.type, kernel, strides, padding, dilations, groups)],
-            properties={**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel),
-                        "groups": IntegerAttr(groups, i64)},
-        )
-
-    @property
-    def group_count(self) -> int:
-        return int_value(self.groups)
+        window = window_props(strides, padding, dilations)
+        super().__init__(operands=[input, grad], properties={**window, "kernel": kernel, "groups": groups})
 
     @classmethod
     def infer_type(
-        cls,
-        input: Attribute,
-        grad: Attribute,
-        kernel: Sequence[int],
-        strides: Sequence[int],
-        padding: Sequence[int],
-        dilations: Sequence[int],
-        groups: int,
+        cls, input: Attribute, grad: Attribute, kernel: Sequence[int], strides: Sequence[int],
+        padding: Sequence[int], dilations: Sequence[int], groups: int,
     ) -> Attribute:
         cls.check_window((input, grad), strides, padding, dilations)
         xs, gs = tensor_of_type(input).get_shape(), tensor_of_type(grad).get_shape()
@@ -210,11 +166,9 @@ class Conv2dGradFilterOp(WindowGradOp):
         dw = np.zeros((f, cg, kh, kw), x.dtype)
         for grp in range(groups):
             gg = g[:, grp * fg:(grp + 1) * fg]
-            for i in range(kh):
-                for j in range(kw):
-                    rs, cs = self.window_slices(i, j, oh, ow)
-                    patch = xp[:, grp * cg:(grp + 1) * cg, rs, cs]
-                    dw[grp * fg:(grp + 1) * fg, :, i, j] = np.einsum("nfhw,nchw->fc", gg, patch)
+            for i, j, rs, cs in self.tap_slices(kh, kw, oh, ow):
+                patch = xp[:, grp * cg:(grp + 1) * cg, rs, cs]
+                dw[grp * fg:(grp + 1) * fg, :, i, j] = np.einsum("nfhw,nchw->fc", gg, patch)
         return [dw]
 
 
@@ -228,7 +182,6 @@ class MaxPool2dGradOp(WindowGradOp):
     name = "graph.max_pool2d_grad"
     input = operand_def(TensorType)
     grad = operand_def(TensorType)
-    result = result_def(TensorType)
     kernel = prop_def(DenseArrayBase)
     assembly_format = "$input `,` $grad attr-dict `:` functional-type(operands, results)"
 
@@ -236,18 +189,12 @@ class MaxPool2dGradOp(WindowGradOp):
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1)):
         super().__init__(
-            operands=[input, grad],
-            result_types=[self.infer_type(input.type, grad.type, strides, padding, dilations)],
-            properties={**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel)},
+            operands=[input, grad], properties={**window_props(strides, padding, dilations), "kernel": kernel}
         )
 
     @classmethod
     def infer_type(
-        cls,
-        input: Attribute,
-        grad: Attribute,
-        strides: Sequence[int],
-        padding: Sequence[int],
+        cls, input: Attribute, grad: Attribute, strides: Sequence[int], padding: Sequence[int],
         dilations: Sequence[int],
     ) -> Attribute:
         cls.check_window((input, grad), strides, padding, dilations)
@@ -267,14 +214,13 @@ class MaxPool2dGradOp(WindowGradOp):
         pt, pl, _, _ = self.pad_values
         xp = np.full((n, c, ph, pw), -np.inf, x.dtype)
         xp[:, :, pt:pt + h, pl:pl + wd] = x
-        taps = [(i, j) for i in range(kh) for j in range(kw)]
-        stacked = np.stack([xp[:, :, rs, cs] for rs, cs in (self.window_slices(i, j, oh, ow) for i, j in taps)])
+        taps = self.tap_slices(kh, kw, oh, ow)
+        stacked = np.stack([xp[:, :, rs, cs] for _, _, rs, cs in taps])
         first = np.argmax(stacked, axis=0)  # first maximum, row-major over the taps
         dx = np.zeros((n, c, ph, pw), x.dtype)
-        for t, (i, j) in enumerate(taps):
-            rs, cs = self.window_slices(i, j, oh, ow)
+        for t, (_, _, rs, cs) in enumerate(taps):
             dx[:, :, rs, cs] += np.where(first == t, g, 0)
-        return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
+        return self.unpadded(dx, h, wd)
 
 
 @irdl_op_definition
@@ -286,7 +232,6 @@ class AvgPool2dGradOp(WindowGradOp):
 
     name = "graph.avg_pool2d_grad"
     grad = operand_def(TensorType)
-    result = result_def(TensorType)
     shape = prop_def(DenseArrayBase)
     kernel = prop_def(DenseArrayBase)
     count_include_pad = opt_prop_def(UnitAttr)
@@ -295,23 +240,12 @@ class AvgPool2dGradOp(WindowGradOp):
     def __init__(self, grad: SSAValue, shape: Sequence[int], kernel: Sequence[int],
                  strides: Sequence[int] = (1, 1), padding: Sequence[int] = (0, 0, 0, 0),
                  dilations: Sequence[int] = (1, 1), count_include_pad: bool = False):
-        props = {**window_props(strides, padding, dilations), "kernel": dense_i64_array(kernel),
-                 "shape": dense_i64_array(shape)}
-        if count_include_pad:
-            props["count_include_pad"] = UnitAttr()
-        super().__init__(
-            operands=[grad],
-            result_types=[self.infer_type(grad.type, shape, strides, padding, dilations)],
-            properties=props,
-        )
+        props = {"kernel": kernel, "shape": shape, "count_include_pad": count_include_pad}
+        super().__init__(operands=[grad], properties={**window_props(strides, padding, dilations), **props})
 
     @classmethod
     def infer_type(
-        cls,
-        grad: Attribute,
-        shape: Sequence[int],
-        strides: Sequence[int],
-        padding: Sequence[int],
+        cls, grad: Attribute, shape: Sequence[int], strides: Sequence[int], padding: Sequence[int],
         dilations: Sequence[int],
     ) -> Attribute:
         cls.check_window((grad,), strides, padding, dilations)
@@ -343,9 +277,6 @@ class AvgPool2dGradOp(WindowGradOp):
         ph, pw = self.padded_input_extent(h, wd, oh, ow, kh, kw)
         share = (g / self.divisors(h, wd, oh, ow)).astype(g.dtype)
         dx = np.zeros((n, c, ph, pw), g.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                rs, cs = self.window_slices(i, j, oh, ow)
-                dx[:, :, rs, cs] += share
-        pt, pl, _, _ = self.pad_values
-        return [np.asarray(dx[:, :, pt:pt + h, pl:pl + wd], order="C")]
+        for _, _, rs, cs in self.tap_slices(kh, kw, oh, ow):
+            dx[:, :, rs, cs] += share
+        return self.unpadded(dx, h, wd)

@@ -2,8 +2,10 @@
 
 It shows everything an op needs to take part in the whole compiler:
 
-* the op class (a ``GraphOp``: verifier, result-type inference, numpy
-  reference semantics, fuse pattern ElemWise), in a new dialect ``toy``;
+* the op class, in a new dialect ``toy``: an elementwise op is a
+  ``UnaryElementwiseOp`` that names itself and its numpy function, and
+  inherits the rest (same-type result inference, the verifier, numpy
+  reference semantics, Pure, fuse pattern ElemWise, float element types);
 * its index-space compute rule, so ``lower-graph-to-loop`` can compile it;
 * its gradient rule, so ``autodiff`` can differentiate through it.
 
@@ -14,54 +16,23 @@ It shows everything an op needs to take part in the whole compiler:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Dialect, SSAValue
-from xdsl.irdl import (
-    ParsePropInAttrDict,
-    VarConstraint,
-    base,
-    irdl_op_definition,
-    operand_def,
-    result_def,
-    traits_def,
-)
-from xdsl.traits import Pure
+from xdsl.ir import Dialect, SSAValue
+from xdsl.irdl import irdl_op_definition
 
-from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
+from graphopt.dialects.graph import UnaryElementwiseOp
 from graphopt.plugins import PluginRegistry
 from graphopt.rules import COMPUTE, GRADIENT
 
 
 @irdl_op_definition
-class SquareOp(GraphOp):
+class SquareOp(UnaryElementwiseOp):
     """``%y = toy.square %x : tensor<4xf32>``: ``y = x * x`` elementwise."""
 
     name = "toy.square"
-    T: ClassVar = VarConstraint("T", base(TensorType))
-    input = operand_def(T)
-    result = result_def(T)
-
-    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
-    ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input)"
-    irdl_options = (ParsePropInAttrDict(),)
-
-    def __init__(self, input: SSAValue):
-        super().__init__(operands=[input], result_types=[self.infer_type(input.type)])
-
-    @classmethod
-    def infer_type(cls, input: Attribute) -> Attribute:
-        return input
-
-    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
-        (x,) = inputs
-        return [x * x]
+    NUMPY_FN = staticmethod(np.square)
 
 
 Toy = Dialect("toy", [SquareOp], [])

@@ -3,46 +3,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType, UnitAttr
+from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import Attribute, Dialect
-from xdsl.irdl import (
-    ParsePropInAttrDict,
-    VarConstraint,
-    base,
-    irdl_op_definition,
-    operand_def,
-    opt_prop_def,
-    result_def,
-)
+from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
-from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
+from graphopt.dialects.graph import FLOAT_TYPES, SameTypeOp
 
 
 @irdl_op_definition
-class BugOp(GraphOp):
+class BugOp(SameTypeOp):
     name = "bug.op"
-    T: ClassVar = VarConstraint("T", base(TensorType))
-    input = operand_def(T)
-    result = result_def(T)
     fail = opt_prop_def(UnitAttr)
     FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.ELEMWISE
     ALLOWED_ELEMENT_TYPES: ClassVar[tuple[Attribute, ...]] = FLOAT_TYPES
-    assembly_format = "$input attr-dict `:` type($input)"
-    irdl_options = (ParsePropInAttrDict(),)
 
     def verify_extra(self) -> None:
         if self.fail is not None:
             _ = 1 // 0
-
-    def inferred_result_types(self) -> Sequence[Attribute]:
-        return [self.input.type]
 
     def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return [inputs[0]]
