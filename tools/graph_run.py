@@ -159,6 +159,8 @@ def save_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
 
 
 def median_seconds(call: Callable[[], object], repeats: int) -> float:
+    """The median wall time of ``repeats`` calls after one warm-up call
+    (``--repeat``; the benchmark scripts time with it too)."""
     call()  # warm up
     times = []
     for _ in range(repeats):
