@@ -4,7 +4,7 @@ result-type inference and error messages of the ops' builders."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -37,27 +37,14 @@ from graphopt.dialects.graph import (
 )
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
+from op_check import RandomArrays, assert_matches, build_module
 
-RNG = np.random.default_rng(20240607)
-
-
-def rand(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    if dtype.kind == "b":
-        return RNG.integers(0, 2, size=shape).astype(bool)
-    return RNG.integers(-9, 9, size=shape).astype(dtype)
+rand = RandomArrays(20240607)
 
 
 def run(build: Callable[..., object], *inputs: np.ndarray) -> list[np.ndarray]:
     """Build a one-function module over ``inputs`` and run it on them."""
-    b = GraphBuilder("f")
-    args = [b.input(a.shape, a.dtype) for a in inputs]
-    out = build(b, *args)
-    outs = out if isinstance(out, tuple) else (out,)
-    module = b.build(*outs)
-    return interpret(module, *inputs)
+    return interpret(build_module(lambda b, args: build(b, *args), inputs), *inputs)
 
 
 def run1(build: Callable[..., object], *inputs: np.ndarray) -> np.ndarray:
@@ -75,13 +62,7 @@ def result_type(build: Callable[..., object], *types: TensorType) -> TensorType:
 
 
 def assert_same(got: np.ndarray, want: np.ndarray, rtol: float = 1e-6, atol: float = 0.0) -> None:
-    want = np.asarray(want)
-    assert got.shape == want.shape
-    assert got.dtype == want.dtype
-    if want.dtype.kind == "f":
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
-    else:
-        np.testing.assert_array_equal(got, want)
+    assert_matches(got, want, rtol, atol)
 
 
 def raises(message: str):

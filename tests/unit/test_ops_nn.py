@@ -12,21 +12,9 @@ from xdsl.utils.exceptions import VerifyException
 import graphopt
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
-from threads_check import call_threaded, compile_threaded
+from op_check import RandomArrays, build_module, compiled_matches_reference
 
-RNG = np.random.default_rng(2024)
-
-
-def rand(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
-    return RNG.standard_normal(shape).astype(dtype)
-
-
-def build_module(build: Callable[[GraphBuilder, list], object], inputs: Sequence[np.ndarray]):
-    b = GraphBuilder("f")
-    args = [b.input(a.shape, a.dtype) for a in inputs]
-    out = build(b, args)
-    outs = out if isinstance(out, tuple) else (out,)
-    return b.build(*outs)
+rand = RandomArrays(2024)
 
 
 def check(
@@ -36,14 +24,7 @@ def check(
     atol: float = 1e-5,
 ) -> list[np.ndarray]:
     """Compiled output == reference output; returns the reference outputs."""
-    module = build_module(build, inputs)
-    want = interpret(module, *inputs)
-    got = call_threaded(compile_threaded(module), inputs)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
-    return want
+    return compiled_matches_reference(build, inputs, rtol, atol)
 
 
 # --------------------------------------------------------------------------
