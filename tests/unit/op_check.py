@@ -57,8 +57,8 @@ def assert_matches(got: np.ndarray, want, rtol: float, atol: float, exact: bool 
 def compiled_matches_reference(
     build: Build,
     inputs: Sequence[np.ndarray],
-    rtol: float,
-    atol: float,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
     exact: bool = False,
     opt_level: int | None = None,
 ) -> list[np.ndarray]:

@@ -3,7 +3,7 @@ and compiled code against the reference."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
 
 import numpy as np
 import pytest
@@ -15,16 +15,9 @@ from graphopt.runtime.reference import interpret
 from op_check import RandomArrays, build_module, compiled_matches_reference
 
 rand = RandomArrays(2024)
-
-
-def check(
-    build: Callable[[GraphBuilder, list], object],
-    inputs: Sequence[np.ndarray],
-    rtol: float = 1e-5,
-    atol: float = 1e-5,
-) -> list[np.ndarray]:
-    """Compiled output == reference output; returns the reference outputs."""
-    return compiled_matches_reference(build, inputs, rtol, atol)
+#: Compiled output == reference output (1e-5 relative and absolute unless a
+#: test says otherwise); returns the reference outputs.
+check = functools.partial(compiled_matches_reference, rtol=1e-5, atol=1e-5)
 
 
 # --------------------------------------------------------------------------
