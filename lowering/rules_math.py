@@ -33,7 +33,7 @@ from graphopt.lowering.compute_rules import (
     elem_type,
     is_float,
     lowest,
-    reduced_input_indices,
+    reduce_axes,
     axis_innermost,
     register_compute_rule,
     register_loop_order,
@@ -206,17 +206,9 @@ def _cast(em: KernelEmitter, op: gm.CastOp, _: int, idx: list[SSAValue]) -> SSAV
 
 @register_compute_rule(gr.ReduceMinOp, gr.ReduceProdOp)
 def _reduce(em: KernelEmitter, op: gr.ReduceMinOp | gr.ReduceProdOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    in_shape = tensor_of(op.input).get_shape()
-    axes = sorted(op.normalized_axes)
-    t = elem_type(op.result)
-    is_min = isinstance(op, gr.ReduceMinOp)
-    init = em.scalar_constant(highest(t) if is_min else 1, t)
-
-    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
-        x = em.value_at(op.input, reduced_input_indices(axes, op.keeps_dims, len(in_shape), idx, ivs))
-        return [s_min(em, accs[0], x) if is_min else s_mul(em, accs[0], x)]
-
-    return em.reduce([in_shape[a] for a in axes], [init], body)[0]
+    if isinstance(op, gr.ReduceMinOp):
+        return reduce_axes(em, op, idx, highest(elem_type(op.result)), s_min)
+    return reduce_axes(em, op, idx, 1, s_mul)
 
 
 @register_compute_rule(gr.ArgmaxOp)
