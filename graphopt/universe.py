@@ -23,26 +23,23 @@ from graphopt.dialects import project_dialects
 from graphopt.transforms import project_passes
 
 
+def _renamed(base: type[Target], name: str) -> type[Target]:
+    """``base`` under the universe's ``name`` (xDSL names its own ``llvm``)."""
+    return dataclass(frozen=True)(type(f"Graph{base.__name__}", (base,), {"name": name, "__module__": __name__}))
+
+
 @cache
 def _dot_target() -> type[Target]:
     from graphopt.tools.dot_target import DotTarget
 
-    @dataclass(frozen=True)
-    class GraphDotTarget(DotTarget):
-        name = "graph-dot"
-
-    return GraphDotTarget
+    return _renamed(DotTarget, "graph-dot")
 
 
 @cache
 def _llvm_target() -> type[Target]:
     from graphopt.tools.llvm_target import LLVMTarget
 
-    @dataclass(frozen=True)
-    class GraphLLVMTarget(LLVMTarget):
-        name = "graph-llvm"
-
-    return GraphLLVMTarget
+    return _renamed(LLVMTarget, "graph-llvm")
 
 
 GRAPHOPT_UNIVERSE = Universe(
