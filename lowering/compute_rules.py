@@ -152,15 +152,20 @@ def lowest(t: Attribute) -> float | int:
 # elementwise
 # --------------------------------------------------------------------------
 
+#: The unary ops that are one ``math`` op on a float element.
 _UNARY_FLOAT: dict[type[UnaryElementwiseOp], type[Operation]] = {
     graph.ExpOp: mathd.ExpOp,
     graph.LogOp: mathd.LogOp,
     graph.SqrtOp: mathd.SqrtOp,
     graph.TanhOp: mathd.TanhOp,
+    graph.RsqrtOp: mathd.RsqrtOp,
+    graph.ErfOp: mathd.ErfOp,
+    graph.SinOp: mathd.SinOp,
+    graph.CosOp: mathd.CosOp,
 }
 
 
-@register_compute_rule(graph.ExpOp, graph.LogOp, graph.SqrtOp, graph.TanhOp)
+@register_compute_rule(*_UNARY_FLOAT)
 def _unary_math(em: KernelEmitter, op: UnaryElementwiseOp, _: int, idx: list[SSAValue]) -> SSAValue:
     x = em.value_at(op.input, idx)
     return result(em.emit(_UNARY_FLOAT[type(op)](x)))  # type: ignore[call-arg]

@@ -17,13 +17,12 @@ from collections.abc import Callable
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import IntegerType, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from graphopt.dialects import graph as gm
 from graphopt.dialects import graph as gr
 from graphopt.dialects.graph import (
     BinaryBroadcastOp,
-    UnaryElementwiseOp,
     f32,
     i1,
     tensor_of,
@@ -77,18 +76,7 @@ def const(em: KernelEmitter, value: float | int, like: SSAValue) -> SSAValue:
 # unary
 # --------------------------------------------------------------------------
 
-_MATH_UNARY: dict[type[UnaryElementwiseOp], type[Operation]] = {
-    gm.RsqrtOp: mathd.RsqrtOp,
-    gm.ErfOp: mathd.ErfOp,
-    gm.SinOp: mathd.SinOp,
-    gm.CosOp: mathd.CosOp,
-}
-
-
-@register_compute_rule(*_MATH_UNARY)
-def _unary_math(em: KernelEmitter, op: UnaryElementwiseOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    x = em.value_at(op.input, idx)
-    return result(em.emit(_MATH_UNARY[type(op)](x)))  # type: ignore[call-arg]
+# rsqrt, erf, sin and cos are one math op each: compute_rules' unary table.
 
 
 @register_compute_rule(gm.AbsOp)
