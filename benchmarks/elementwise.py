@@ -15,13 +15,12 @@ Run: ``python benchmarks/elementwise.py [--size-log2 24] [--repeats 7]``
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
 import graphopt
 from graphopt.runtime.compile import parse_text
+from graphopt.tools.graph_run import median_seconds
 
 CHAIN = [
     # (result, op, lhs, rhs)
@@ -83,16 +82,6 @@ def numpy_chain(x, b, c, d):
     return t6 / d
 
 
-def median(fn, repeats: int) -> float:
-    fn()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def bytes_moved(rows: int, cols: int) -> dict[str, int]:
     full, row = rows * cols * 4, cols * 4
     # Per op: bytes read (non-splat operands) + bytes written.
@@ -130,9 +119,9 @@ def main() -> None:
         np.testing.assert_allclose(fn(x, b, c, d), want, rtol=1e-5, atol=1e-5, err_msg=name)
 
     times = {
-        "fused": median(lambda: fused(x, b, c, d), args.repeats),
-        "unfused": median(lambda: unfused(x, b, c, d), args.repeats),
-        "numpy": median(lambda: numpy_chain(x, b, c, d), args.repeats),
+        "fused": median_seconds(lambda: fused(x, b, c, d), args.repeats),
+        "unfused": median_seconds(lambda: unfused(x, b, c, d), args.repeats),
+        "numpy": median_seconds(lambda: numpy_chain(x, b, c, d), args.repeats),
     }
     moved = bytes_moved(rows, cols)
     print(f"8-op elementwise chain over {rows}x{cols} f32 ({n} elements), median of {args.repeats}")

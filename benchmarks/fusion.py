@@ -17,8 +17,6 @@ Run: ``python benchmarks/fusion.py [--repeats 9]``
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from collections.abc import Callable
 from math import prod
 from pathlib import Path
@@ -33,6 +31,7 @@ from graphopt.dialects.graph import ConstantOp
 from graphopt.dialects.graph import GraphOp, numpy_dtype
 from graphopt.runtime.compile import parse_file, parse_text, run_pipeline
 from graphopt.runtime.reference import interpret
+from graphopt.tools.graph_run import median_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -71,16 +70,6 @@ def kernels_and_bytes(module: ModuleOp) -> tuple[int, int]:
             if r.uses and r not in returned and isinstance(r.type, TensorType):
                 nbytes += prod(r.type.get_shape()) * numpy_dtype(r.type.element_type).itemsize
     return kernels, nbytes
-
-
-def median_seconds(fn: Callable[[], object], repeats: int) -> float:
-    fn()
-    samples = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
 
 
 def inputs_for(module: ModuleOp, rng: np.random.Generator) -> list[np.ndarray]:

@@ -197,6 +197,18 @@ def measure_peaks(repeats: int) -> Peaks:
 # --------------------------------------------------------------------------
 
 
+def print_run_header(repeats: int) -> Peaks:
+    """What every table of this run rests on: the BLAS, the thread note and
+    the peaks measured now; returns the peaks."""
+    print(f"numpy BLAS: {blas_description()}")
+    print(GRAPH_OPT_NOTE)
+    peaks = measure_peaks(repeats)
+    print(f"peaks in this run: {peaks.describe()}")
+    print("rates and ratios: CPU time at 1 thread, wall time at 2 threads; medians of "
+          f"{repeats} interleaved repeats\n")  # fmt: skip
+    return peaks
+
+
 def fmt_time(seconds: float) -> str:
     if seconds >= 0.1:
         return f"{seconds * 1e3:.0f} ms"

@@ -176,12 +176,7 @@ def main() -> None:
     args = parser.parse_args()
     only = {s for s in args.only.split(",") if s}
 
-    print(f"numpy BLAS: {harness.blas_description()}")
-    print(harness.GRAPH_OPT_NOTE)
-    peaks = harness.measure_peaks(args.repeats)
-    print(f"peaks in this run: {peaks.describe()}")
-    print("rates and ratios: CPU time at 1 thread, wall time at 2 threads; medians of "
-          f"{args.repeats} interleaved repeats\n")  # fmt: skip
+    peaks = harness.print_run_header(args.repeats)
 
     results: dict[str, dict[tuple[str, int], harness.Contender]] = {}
     errors: dict[str, dict[str, float]] = {}

@@ -11,8 +11,6 @@ Run: ``python benchmarks/pipelines.py [--repeats 50] [--examples DIR]``
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +21,7 @@ import graphopt
 from graphopt.dialects.graph import numpy_dtype
 from graphopt.runtime.compile import parse_file, run_pipeline
 from graphopt.transforms.pipelines import pipeline_spec
+from graphopt.tools.graph_run import median_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,16 +47,6 @@ def inputs_for(fn: func.FuncOp, rng: np.random.Generator) -> list[np.ndarray]:
     return arrays
 
 
-def median_ms(call, repeats: int) -> float:
-    call()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=50)
@@ -79,7 +68,7 @@ def main() -> None:
             compiled = graphopt.compile(module, opt_level=level)[name]
             out = compiled(*inputs)
             out = list(out) if isinstance(out, tuple) else [out]
-            row[level] = (*counts(opt), median_ms(lambda: compiled(*inputs), args.repeats), out)
+            row[level] = (*counts(opt), 1e3 * median_seconds(lambda: compiled(*inputs), args.repeats), out)
         agree = all(
             np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
             for a, b in zip(row[0][3], row[2][3])

@@ -150,12 +150,7 @@ def main() -> None:
     parser.add_argument("--models", default="resnet50,mobilenet_v2")
     args = parser.parse_args()
 
-    print(f"numpy BLAS: {harness.blas_description()}")
-    print(harness.GRAPH_OPT_NOTE)
-    peaks = harness.measure_peaks(args.repeats)
-    print(f"peaks in this run: {peaks.describe()}")
-    print("rates and ratios: CPU time at 1 thread, wall time at 2 threads; medians of "
-          f"{args.repeats} interleaved repeats\n")  # fmt: skip
+    peaks = harness.print_run_header(args.repeats)
 
     summary = {}
     for name in args.models.split(","):

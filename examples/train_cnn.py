@@ -13,15 +13,16 @@ the rule is learnable.  Exits non-zero when the loss does not halve.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import time
+from pathlib import Path
 
 import numpy as np
 
-import graphopt
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.transforms.autodiff import add_training_step
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # sgd_training.py sits beside this script
+import sgd_training  # noqa: E402
 
 N, S, F, C = 16, 12, 4, 4  # batch, image side, conv filters, classes
 LR = 0.05
@@ -66,44 +67,8 @@ def make_data(seed: int = 0, dtype=np.float32, dims=(N, S, F, C)):
     return cast(x), cast(y), [cast(p) for p in params]
 
 
-def train(steps: int = 100, seed: int = 0, dtype=np.float32, lr: float = LR,
-          opt_level: int = 2, log=None):
-    """Run ``steps`` compiled SGD steps; return (losses, final parameters)."""
-    step = graphopt.compile(build_module(dtype, lr=lr), opt_level=opt_level)["cnn_train"]
-    x, y, params = make_data(seed, dtype)
-    losses = []
-    for i in range(steps):
-        loss, *params = step(x, y, *params)
-        losses.append(float(loss))
-        if log is not None and (i % 10 == 0 or i == steps - 1):
-            log(f"step {i:4d}  loss {losses[-1]:.4f}")
-    return losses, params
-
-
-def summary(losses: list[float]) -> tuple[str, bool]:
-    """The final line, and whether the loss dropped by at least half."""
-    first, last = losses[0], losses[-1]
-    change = 100.0 * (last - first) / first
-    return f"loss: {first:.4f} -> {last:.4f} ({change:+.1f}%)", last <= 0.5 * first
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=100)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--lr", type=float, default=LR)
-    args = parser.parse_args(argv)
-    if args.steps < 1:
-        parser.error("--steps must be at least 1")
-    start = time.perf_counter()
-    losses, _ = train(args.steps, args.seed, lr=args.lr, log=print)
-    line, ok = summary(losses)
-    print(line)
-    print(f"({time.perf_counter() - start:.1f} s including compilation)")
-    if not ok:
-        print("error: the loss did not drop by at least 50%", file=sys.stderr)
-        return 1
-    return 0
+EXAMPLE = sgd_training.Example(__doc__, "cnn_train", build_module, make_data, LR)
+train, main = EXAMPLE.train, EXAMPLE.main
 
 
 if __name__ == "__main__":

@@ -152,15 +152,20 @@ def lowest(t: Attribute) -> float | int:
 # elementwise
 # --------------------------------------------------------------------------
 
+#: The unary ops that are one ``math`` op on a float element.
 _UNARY_FLOAT: dict[type[UnaryElementwiseOp], type[Operation]] = {
     graph.ExpOp: mathd.ExpOp,
     graph.LogOp: mathd.LogOp,
     graph.SqrtOp: mathd.SqrtOp,
     graph.TanhOp: mathd.TanhOp,
+    graph.RsqrtOp: mathd.RsqrtOp,
+    graph.ErfOp: mathd.ErfOp,
+    graph.SinOp: mathd.SinOp,
+    graph.CosOp: mathd.CosOp,
 }
 
 
-@register_compute_rule(graph.ExpOp, graph.LogOp, graph.SqrtOp, graph.TanhOp)
+@register_compute_rule(*_UNARY_FLOAT)
 def _unary_math(em: KernelEmitter, op: UnaryElementwiseOp, _: int, idx: list[SSAValue]) -> SSAValue:
     x = em.value_at(op.input, idx)
     return result(em.emit(_UNARY_FLOAT[type(op)](x)))  # type: ignore[call-arg]
@@ -322,21 +327,35 @@ def reduced_input_indices(
     return out
 
 
-@register_compute_rule(graph.ReduceSumOp, graph.ReduceMeanOp, graph.ReduceMaxOp)
-def _reduce(em: KernelEmitter, op: ReduceOp, _: int, idx: list[SSAValue]) -> SSAValue:
+def reduce_axes(
+    em: KernelEmitter,
+    op: ReduceOp,
+    idx: list[SSAValue],
+    init: float | int,
+    combine: Callable[[KernelEmitter, SSAValue, SSAValue], SSAValue],
+) -> SSAValue:
+    """``combine(acc, x)`` folded from ``init`` over the input elements that
+    reduce to output element ``idx`` (one loop nest over the reduced axes)."""
     in_shape = tensor_of(op.input).get_shape()
     axes = sorted(op.normalized_axes)
-    t = elem_type(op.result)
-    is_max = isinstance(op, graph.ReduceMaxOp)
-    init = em.scalar_constant(lowest(t) if is_max else 0, t)
+    start = em.scalar_constant(init, elem_type(op.result))
 
     def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
         x = em.value_at(op.input, reduced_input_indices(axes, op.keeps_dims, len(in_shape), idx, ivs))
-        return [s_max(em, accs[0], x) if is_max else s_acc(em, accs[0], x)]
+        return [combine(em, accs[0], x)]
 
-    total = em.reduce([in_shape[a] for a in axes], [init], body)[0]
+    return em.reduce([in_shape[a] for a in axes], [start], body)[0]
+
+
+@register_compute_rule(graph.ReduceSumOp, graph.ReduceMeanOp, graph.ReduceMaxOp)
+def _reduce(em: KernelEmitter, op: ReduceOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    t = elem_type(op.result)
+    if isinstance(op, graph.ReduceMaxOp):
+        return reduce_axes(em, op, idx, lowest(t), s_max)
+    total = reduce_axes(em, op, idx, 0, s_acc)
     if isinstance(op, graph.ReduceMeanOp):
-        count = math.prod(in_shape[a] for a in axes)
+        in_shape = tensor_of(op.input).get_shape()
+        count = math.prod(in_shape[a] for a in op.normalized_axes)
         return s_div(em, total, em.scalar_constant(float(count), t))
     return total
 
@@ -444,6 +463,30 @@ def strides(shape: Sequence[int]) -> list[int]:
     return out
 
 
+def linearize(em: KernelEmitter, idx: Sequence[SSAValue], shape: Sequence[int]) -> SSAValue:
+    """Row-major linear index of ``idx`` in ``shape`` (unit dims add nothing)."""
+    linear: SSAValue | None = None
+    for v, stride, d in zip(idx, strides(shape), shape):
+        if d == 1:
+            continue
+        term = em.idx_mul(v, stride)
+        linear = term if linear is None else em.idx_add(linear, term)
+    return em.index(0) if linear is None else linear
+
+
+def delinearize(em: KernelEmitter, linear: SSAValue, shape: Sequence[int]) -> list[SSAValue]:
+    """The index in ``shape`` of row-major position ``linear``."""
+    out: list[SSAValue] = []
+    total = math.prod(shape)
+    for stride, d in zip(strides(shape), shape):
+        if d == 1:
+            out.append(em.index(0))
+            continue
+        q = em.idx_div(linear, stride)
+        out.append(q if stride * d == total else em.idx_rem(q, d))
+    return out
+
+
 @register_compute_rule(graph.ReshapeOp)
 def _reshape(em: KernelEmitter, op: graph.ReshapeOp, _: int, idx: list[SSAValue]) -> SSAValue:
     """Linearise the output index, then delinearise it in the input shape."""
@@ -453,21 +496,6 @@ def _reshape(em: KernelEmitter, op: graph.ReshapeOp, _: int, idx: list[SSAValue]
         # Only unit dims move: map the non-unit dims one to one.
         src = iter(v for v, d in zip(idx, out_shape) if d != 1)
         return em.value_at(op.input, [em.index(0) if d == 1 else next(src) for d in in_shape])
-    linear: SSAValue | None = None
-    for v, stride, d in zip(idx, strides(out_shape), out_shape):
-        if d == 1:
-            continue
-        term = em.idx_mul(v, stride)
-        linear = term if linear is None else em.idx_add(linear, term)
-    if linear is None:
-        linear = em.index(0)
-    in_idx: list[SSAValue] = []
-    for stride, d in zip(strides(in_shape), in_shape):
-        if d == 1:
-            in_idx.append(em.index(0))
-            continue
-        q = em.idx_div(linear, stride)
-        in_idx.append(q if stride * d == math.prod(in_shape) else em.idx_rem(q, d))
-    return em.value_at(op.input, in_idx)
+    return em.value_at(op.input, delinearize(em, linearize(em, idx, out_shape), in_shape))
 
 

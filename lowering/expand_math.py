@@ -53,7 +53,7 @@ overflow/underflow edges, ±0, ±inf, NaN, denormals) by
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -154,6 +154,16 @@ def is_f32_like(t: Attribute) -> bool:
     return isinstance(t, Float32Type)
 
 
+def _emits(op_class: type[Operation]) -> Callable[..., SSAValue]:
+    """A :class:`_Builder` method emitting ``op_class`` of its operands."""
+
+    def method(self: _Builder, *operands: SSAValue) -> SSAValue:
+        return self._emit(op_class(*operands))
+
+    method.__doc__ = f"``{op_class.name}`` of the operands."
+    return method
+
+
 class _Builder:
     """Collects the replacement ops of one expansion."""
 
@@ -182,26 +192,13 @@ class _Builder:
         return self._const(("i", value), i32)
 
     # float arithmetic
-    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.AddfOp(a, b))
-
-    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.SubfOp(a, b))
-
-    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.MulfOp(a, b))
-
-    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.DivfOp(a, b))
-
-    def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
-        return self._emit(mathd.FmaOp(a, b, c))
-
-    def abs(self, a: SSAValue) -> SSAValue:
-        return self._emit(mathd.AbsFOp(a))
-
-    def copysign(self, a: SSAValue, sign: SSAValue) -> SSAValue:
-        return self._emit(mathd.CopySignOp(a, sign))
+    add = _emits(arith.AddfOp)
+    sub = _emits(arith.SubfOp)
+    mul = _emits(arith.MulfOp)
+    div = _emits(arith.DivfOp)
+    fma = _emits(mathd.FmaOp)
+    abs = _emits(mathd.AbsFOp)
+    copysign = _emits(mathd.CopySignOp)
 
     def horner(self, x: SSAValue, coeffs: Sequence[float]) -> SSAValue:
         """``coeffs[0] + coeffs[1] x + ...`` with one fma per degree."""
@@ -214,8 +211,7 @@ class _Builder:
     def cmp(self, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
         return self._emit(arith.CmpfOp(a, b, pred))
 
-    def select(self, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.SelectOp(c, a, b))
+    select = _emits(arith.SelectOp)
 
     # integer views of the float bits
     def bits(self, a: SSAValue) -> SSAValue:
@@ -224,14 +220,9 @@ class _Builder:
     def float_of_bits(self, a: SSAValue) -> SSAValue:
         return self._emit(arith.BitcastOp(a, self.ftype))
 
-    def iadd(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.AddiOp(a, b))
-
-    def isub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.SubiOp(a, b))
-
-    def iand(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self._emit(arith.AndIOp(a, b))
+    iadd = _emits(arith.AddiOp)
+    isub = _emits(arith.SubiOp)
+    iand = _emits(arith.AndIOp)
 
     def shl(self, a: SSAValue, n: int) -> SSAValue:
         return self._emit(arith.ShLIOp(a, self.i(n)))

@@ -207,14 +207,20 @@ def _conv_grad_filter(em: KernelEmitter, op: graph_grad.Conv2dGradFilterOp, _: i
 # -- pooling -----------------------------------------------------------------------
 
 
+def _pool_grad_window(op: graph_grad.MaxPool2dGradOp | graph_grad.AvgPool2dGradOp):
+    """``(H, W)`` of the input (the result), ``(OH, OW)`` of the gradient, the
+    kernel, the strides, the dilations and the leading pads ``(top, left)``."""
+    hin, win = tensor_of(op.result).get_shape()[2:]
+    oh, ow = tensor_of(op.grad).get_shape()[2:]
+    kh, kw = op.kernel.get_values()
+    pt, pl, _, _ = op.pad_values
+    return (hin, win), (oh, ow), (kh, kw), op.stride_values, op.dilation_values, (pt, pl)
+
+
 @register_compute_rule(graph_grad.MaxPool2dGradOp)
 def _max_pool_grad(em: KernelEmitter, op: graph_grad.MaxPool2dGradOp, _: int, idx: list[SSAValue]) -> SSAValue:
     n, c, h, w = idx
-    hin, win = tensor_of(op.input).get_shape()[2:]
-    oh, ow = tensor_of(op.grad).get_shape()[2:]
-    kh, kw = op.kernel.get_values()
-    (sh, sw), (dh, dw) = op.stride_values, op.dilation_values
-    pt, pl, _, _ = op.pad_values
+    (hin, win), (oh, ow), (kh, kw), (sh, sw), (dh, dw), (pt, pl) = _pool_grad_window(op)
     t = elem_type(op.result)
     zero = em.scalar_constant(0.0, t)
 
@@ -253,11 +259,7 @@ def _max_pool_grad(em: KernelEmitter, op: graph_grad.MaxPool2dGradOp, _: int, id
 @register_compute_rule(graph_grad.AvgPool2dGradOp)
 def _avg_pool_grad(em: KernelEmitter, op: graph_grad.AvgPool2dGradOp, _: int, idx: list[SSAValue]) -> SSAValue:
     n, c, h, w = idx
-    hin, win = tensor_of(op.result).get_shape()[2:]
-    oh, ow = tensor_of(op.grad).get_shape()[2:]
-    kh, kw = op.kernel.get_values()
-    (sh, sw), (dh, dw) = op.stride_values, op.dilation_values
-    pt, pl, _, _ = op.pad_values
+    (hin, win), (oh, ow), (kh, kw), (sh, sw), (dh, dw), (pt, pl) = _pool_grad_window(op)
     t = elem_type(op.result)
     zero, one = em.scalar_constant(0.0, t), em.scalar_constant(1.0, t)
 

@@ -17,13 +17,12 @@ from collections.abc import Callable
 from xdsl.dialects import arith
 from xdsl.dialects import math as mathd
 from xdsl.dialects.builtin import IntegerType, i64
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 
 from graphopt.dialects import graph as gm
 from graphopt.dialects import graph as gr
 from graphopt.dialects.graph import (
     BinaryBroadcastOp,
-    UnaryElementwiseOp,
     f32,
     i1,
     tensor_of,
@@ -33,7 +32,7 @@ from graphopt.lowering.compute_rules import (
     elem_type,
     is_float,
     lowest,
-    reduced_input_indices,
+    reduce_axes,
     axis_innermost,
     register_compute_rule,
     register_loop_order,
@@ -77,18 +76,7 @@ def const(em: KernelEmitter, value: float | int, like: SSAValue) -> SSAValue:
 # unary
 # --------------------------------------------------------------------------
 
-_MATH_UNARY: dict[type[UnaryElementwiseOp], type[Operation]] = {
-    gm.RsqrtOp: mathd.RsqrtOp,
-    gm.ErfOp: mathd.ErfOp,
-    gm.SinOp: mathd.SinOp,
-    gm.CosOp: mathd.CosOp,
-}
-
-
-@register_compute_rule(*_MATH_UNARY)
-def _unary_math(em: KernelEmitter, op: UnaryElementwiseOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    x = em.value_at(op.input, idx)
-    return result(em.emit(_MATH_UNARY[type(op)](x)))  # type: ignore[call-arg]
+# rsqrt, erf, sin and cos are one math op each: compute_rules' unary table.
 
 
 @register_compute_rule(gm.AbsOp)
@@ -206,17 +194,9 @@ def _cast(em: KernelEmitter, op: gm.CastOp, _: int, idx: list[SSAValue]) -> SSAV
 
 @register_compute_rule(gr.ReduceMinOp, gr.ReduceProdOp)
 def _reduce(em: KernelEmitter, op: gr.ReduceMinOp | gr.ReduceProdOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    in_shape = tensor_of(op.input).get_shape()
-    axes = sorted(op.normalized_axes)
-    t = elem_type(op.result)
-    is_min = isinstance(op, gr.ReduceMinOp)
-    init = em.scalar_constant(highest(t) if is_min else 1, t)
-
-    def body(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
-        x = em.value_at(op.input, reduced_input_indices(axes, op.keeps_dims, len(in_shape), idx, ivs))
-        return [s_min(em, accs[0], x) if is_min else s_mul(em, accs[0], x)]
-
-    return em.reduce([in_shape[a] for a in axes], [init], body)[0]
+    if isinstance(op, gr.ReduceMinOp):
+        return reduce_axes(em, op, idx, highest(elem_type(op.result)), s_min)
+    return reduce_axes(em, op, idx, 1, s_mul)
 
 
 @register_compute_rule(gr.ArgmaxOp)

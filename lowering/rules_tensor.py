@@ -7,7 +7,6 @@ of bounds: they clamp the index into range, load, then select.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from xdsl.dialects import arith
@@ -25,11 +24,12 @@ from graphopt.dialects.graph import (
 )
 from graphopt.lowering.compute_rules import (
     broadcast_indices,
+    delinearize,
     elem_type,
+    linearize,
     register_compute_rule,
     result,
     s_mul,
-    strides,
 )
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
@@ -70,29 +70,6 @@ def select(em: KernelEmitter, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAVa
 
 def replace_at(idx: Sequence[SSAValue], axis: int, value: SSAValue) -> list[SSAValue]:
     return [value if d == axis else v for d, v in enumerate(idx)]
-
-
-def linearize(em: KernelEmitter, idx: Sequence[SSAValue], shape: Sequence[int]) -> SSAValue:
-    """Row-major linear index of ``idx`` in ``shape``."""
-    linear: SSAValue | None = None
-    for v, stride, d in zip(idx, strides(shape), shape):
-        if d == 1:
-            continue
-        term = em.idx_mul(v, stride)
-        linear = term if linear is None else em.idx_add(linear, term)
-    return em.index(0) if linear is None else linear
-
-
-def delinearize(em: KernelEmitter, linear: SSAValue, shape: Sequence[int]) -> list[SSAValue]:
-    out: list[SSAValue] = []
-    total = math.prod(shape)
-    for stride, d in zip(strides(shape), shape):
-        if d == 1:
-            out.append(em.index(0))
-            continue
-        q = em.idx_div(linear, stride)
-        out.append(q if stride * d == total else em.idx_rem(q, d))
-    return out
 
 
 # --------------------------------------------------------------------------

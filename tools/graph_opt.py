@@ -83,6 +83,17 @@ XDSL_ONLY_TARGETS = {
     "csl": "Cerebras CSL",
 }
 
+#: xdsl-opt's on/off switches that graph-opt keeps, with their help.
+XDSL_FLAGS = (
+    ("--disable-verify", "do not verify the IR after parsing and after each pass"),
+    ("--allow-unregistered-dialect", "allow ops of unregistered dialects"),
+    ("--no-implicit-module", "do not wrap the input in a builtin.module"),
+    ("--print-op-generic", "print operations in the generic format"),
+    ("--print-no-properties", "print properties as attributes"),
+    ("--print-debuginfo", "print locations"),
+)
+
+
 def _only_comments(text: str) -> bool:
     return all(not line.strip() or line.lstrip().startswith("//") for line in text.split("\n"))
 
@@ -235,18 +246,8 @@ class GraphOptMain(xDSLOptMain):
         add_debug_arguments(p)
         p.add_argument("--print-between-passes", dest="print_ir_after_all",
                        action="store_true", help=argparse.SUPPRESS)
-        p.add_argument("--disable-verify", action="store_true",
-                       help="do not verify the IR after parsing and after each pass")
-        p.add_argument("--allow-unregistered-dialect", action="store_true",
-                       help="allow ops of unregistered dialects")
-        p.add_argument("--no-implicit-module", action="store_true",
-                       help="do not wrap the input in a builtin.module")
-        p.add_argument("--print-op-generic", action="store_true",
-                       help="print operations in the generic format")
-        p.add_argument("--print-no-properties", action="store_true",
-                       help="print properties as attributes")
-        p.add_argument("--print-debuginfo", action="store_true",
-                       help="print locations")
+        for flag, text in XDSL_FLAGS:
+            p.add_argument(flag, action="store_true", help=text)
         p.add_argument("--syntax-highlight", action="store_true", help=argparse.SUPPRESS)
         p.add_argument("-v", "--version", action=VersionAction, version_format=self.version_format,
                        help="print the version and exit")

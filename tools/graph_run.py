@@ -159,6 +159,8 @@ def save_outputs(path: str, outputs: Sequence[np.ndarray]) -> None:
 
 
 def median_seconds(call: Callable[[], object], repeats: int) -> float:
+    """The median wall time of ``repeats`` calls after one warm-up call
+    (``--repeat``; the benchmark scripts time with it too)."""
     call()  # warm up
     times = []
     for _ in range(repeats):
@@ -171,30 +173,29 @@ def median_seconds(call: Callable[[], object], repeats: int) -> float:
 # -- command line ------------------------------------------------------------------
 
 
-def _non_negative(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
-    return value
+def _int_at_least(least: int, expected: str) -> Callable[[str], int]:
+    """An argparse ``type``: an integer ``>= least``; else ``expected <expected>, got ...``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got '{text}'") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {value}")
+        return value
+
+    return parse
+
+
+_non_negative = _int_at_least(0, "a non-negative integer")
+_threads = _int_at_least(1, "a thread count >= 1")
 
 
 def _positive(text: str) -> int:
     value = _non_negative(text)
     if value == 0:
         raise argparse.ArgumentTypeError("expected a positive number of calls, got 0")
-    return value
-
-
-def _threads(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a thread count >= 1, got '{text}'") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a thread count >= 1, got {value}")
     return value
 
 

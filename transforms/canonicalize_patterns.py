@@ -153,23 +153,17 @@ class SelfCancellingOperands(_InexactForFloats):
             _replace_with_splat(rewriter, op, trait.value)
 
 
-class InvolutionPair(RewritePattern):
-    """``f(f(x)) -> x`` for an ``Involution``."""
+class RepeatedUnary(RewritePattern):
+    """``f(f(x))``: ``x`` for an ``Involution``, ``f(x)`` for an ``Idempotent`` op."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         inner = op.operands[0].owner if len(op.operands) == 1 else None
-        if op.has_trait(Involution) and type(inner) is type(op):
-            assert isinstance(inner, Operation)
+        if type(inner) is not type(op):
+            return
+        assert isinstance(inner, Operation)
+        if op.has_trait(Involution):
             _replace_with(rewriter, op, inner.operands[0])
-
-
-class IdempotentPair(RewritePattern):
-    """``f(f(x)) -> f(x)`` for an ``Idempotent`` op."""
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        inner = op.operands[0].owner if len(op.operands) == 1 else None
-        if op.has_trait(Idempotent) and type(inner) is type(op):
-            assert isinstance(inner, Operation)
+        elif op.has_trait(Idempotent):
             _replace_with(rewriter, op, inner.results[0])
 
 
@@ -204,8 +198,7 @@ _TRAIT_PATTERNS: tuple[tuple[type, tuple[type, ...]], ...] = (
     (NeutralOperand, (NeutralElement,)),
     (SelfCancellingOperands, (SelfCancelling,)),
     (AbsorbingOperand, (AbsorbingElement,)),
-    (InvolutionPair, (Involution,)),
-    (IdempotentPair, (Idempotent,)),
+    (RepeatedUnary, (Involution, Idempotent)),
     (SameTypeIdentity, (IdentityIfSameType,)),
     (IgnoredOperandsToSplat, (IgnoresOperandValues,)),
 )

@@ -39,17 +39,15 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor, tensor_of
-from graphopt.transforms.levels import GRAPH, require_level
-from graphopt.transforms.pass_statistics import StatisticsPass
+from graphopt.transforms.pass_statistics import GraphRewritePass, rewrite_counting
 
 #: ``BatchNormOp`` is per channel of axis 1 (``N x C x ...``).
 BATCH_NORM_CHANNEL_AXIS = 1
@@ -208,16 +206,15 @@ def decompose(module: Operation, ops: Iterable[str | type[Operation]]) -> int:
     ops = list(ops)
     classes = [o for o in ops if isinstance(o, type)]
     classes += resolve_ops(o for o in ops if isinstance(o, str))
-    pattern = DecomposeOp(frozenset(classes))
-    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
-    return pattern.count
+    return rewrite_counting(DecomposeOp(frozenset(classes)), module)
 
 
 @dataclass(frozen=True)
-class DecomposePass(StatisticsPass):
+class DecomposePass(GraphRewritePass):
     """Composite ops -> primitives (see the module docstring for the trade-offs)."""
 
     name = "decompose"
+    counter = "decomposed"
 
     ops: tuple[str, ...] = field(default=tuple(option_name(c) for c in rules.DECOMPOSITION))
 
@@ -231,9 +228,8 @@ class DecomposePass(StatisticsPass):
         """The op classes ``ops`` names."""
         return resolve_ops(self.ops)
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        require_level(op, self.name, GRAPH)
-        self.record(decomposed=decompose(op, self.op_classes))
+    def pattern(self) -> DecomposeOp:
+        return DecomposeOp(frozenset(self.op_classes))
 
 
 __all__ = [

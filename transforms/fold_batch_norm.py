@@ -23,12 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -37,8 +34,7 @@ from xdsl.rewriter import InsertPoint
 from graphopt.dialects import graph
 from graphopt.dialects.graph import numpy_dtype, tensor_of
 from graphopt.transforms.decompose import BATCH_NORM_CHANNEL_AXIS
-from graphopt.transforms.levels import GRAPH, require_level
-from graphopt.transforms.pass_statistics import StatisticsPass
+from graphopt.transforms.pass_statistics import GraphRewritePass, rewrite_counting
 
 
 def _const_array(value: SSAValue) -> np.ndarray | None:
@@ -135,20 +131,18 @@ class FoldBatchNorm(RewritePattern):
 
 def fold_batch_norm(module: Operation) -> int:
     """Fold every foldable batch_norm of ``module``; return how many."""
-    pattern = FoldBatchNorm()
-    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
-    return pattern.count
+    return rewrite_counting(FoldBatchNorm(), module)
 
 
 @dataclass(frozen=True)
-class FoldBatchNormPass(StatisticsPass):
+class FoldBatchNormPass(GraphRewritePass):
     """conv2d/matmul + inference batch_norm -> rescaled weights + bias add."""
 
     name = "fold-batch-norm"
+    counter = "folded"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        require_level(op, self.name, GRAPH)
-        self.record(folded=fold_batch_norm(op))
+    def pattern(self) -> FoldBatchNorm:
+        return FoldBatchNorm()
 
 
 __all__ = ["FoldBatchNorm", "FoldBatchNormPass", "fold_batch_norm"]

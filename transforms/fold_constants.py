@@ -38,18 +38,16 @@ from dataclasses import dataclass
 from math import prod
 
 import numpy as np
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import Pure
 
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, numpy_dtype, tensor_of
-from graphopt.transforms.levels import GRAPH, require_level
-from graphopt.transforms.pass_statistics import StatisticsPass
+from graphopt.transforms.pass_statistics import GraphRewritePass, rewrite_counting
 from graphopt.dialects.traits import PreservesSplat, is_never_folded
 
 Scalar = float | int | bool
@@ -215,22 +213,20 @@ class FoldConstant(RewritePattern):
 
 def fold_constants(module: Operation, max_elements: int = 1 << 20) -> int:
     """Fold every foldable op of ``module`` in place; return how many were folded."""
-    pattern = FoldConstant(max_elements)
-    PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module)
-    return pattern.count
+    return rewrite_counting(FoldConstant(max_elements), module)
 
 
 @dataclass(frozen=True)
-class FoldConstantsPass(StatisticsPass):
+class FoldConstantsPass(GraphRewritePass):
     """Evaluate all-constant ops at compile time (see the module docstring)."""
 
     name = "fold-constants"
+    counter = "folded"
 
     max_elements: int = 1 << 20
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        require_level(op, self.name, GRAPH)
-        self.record(folded=fold_constants(op, self.max_elements))
+    def pattern(self) -> FoldConstant:
+        return FoldConstant(self.max_elements)
 
 
 __all__ = [

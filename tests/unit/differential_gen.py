@@ -201,12 +201,19 @@ def _concat(g: Gen):
     return g.b.concat([x, g.fresh(other, g.dtype(x))], axis)
 
 
-def _split(g: Gen):
+def _operand_and_axis(g: Gen) -> tuple[object, tuple[int, ...], int] | None:
+    """An operand of rank >= 1, its shape and one of its axes (None for a scalar)."""
     x = g.operand("fib")
     shape = g.shape(x)
     if not shape:
         return None
-    axis = int(g.rng.integers(len(shape)))
+    return x, shape, int(g.rng.integers(len(shape)))
+
+
+def _split(g: Gen):
+    if (picked := _operand_and_axis(g)) is None:
+        return None
+    x, shape, axis = picked
     first = int(g.rng.integers(0, shape[axis] + 1))
     return g.b.split(x, [first, shape[axis] - first], axis)
 
@@ -228,11 +235,9 @@ def _pad(g: Gen):
 
 
 def _gather(g: Gen):
-    x = g.operand("fib")
-    shape = g.shape(x)
-    if not shape:
+    if (picked := _operand_and_axis(g)) is None:
         return None
-    axis = int(g.rng.integers(len(shape)))
+    x, shape, axis = picked
     ishape = SHAPES[int(g.rng.integers(4))]
     idx = g.rng.integers(-shape[axis] - 1, shape[axis] + 2, ishape).astype(I64)
     g.inputs.append(idx)

@@ -2,46 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 import numpy as np
 import pytest
 
 import graphopt
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
-from threads_check import call_threaded, compile_threaded
+from op_check import RandomArrays, compiled_matches_reference
 
-RNG = np.random.default_rng(1234)
-
-
-def rand(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    return RNG.integers(-9, 9, size=shape).astype(dtype)
-
-
-def check(
-    build: Callable[[GraphBuilder, list], object],
-    inputs: Sequence[np.ndarray],
-    rtol: float = 1e-5,
-    atol: float = 1e-6,
-) -> None:
-    b = GraphBuilder("f")
-    args = [b.input(a.shape, a.dtype) for a in inputs]
-    out = build(b, args)
-    outs = out if isinstance(out, tuple) else (out,)
-    module = b.build(*outs)
-    want = interpret(module, *inputs)
-    got = call_threaded(compile_threaded(module), inputs)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype
-        if w.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
-        else:
-            np.testing.assert_array_equal(g, w)
+rand = RandomArrays(1234)
+#: Compiled == reference: floats to 1e-5 relative, 1e-6 absolute; the rest exactly.
+check = compiled_matches_reference
 
 
 UNARY = ["neg", "exp", "tanh", "sigmoid", "relu"]

@@ -4,7 +4,7 @@ result-type inference and error messages of the ops' builders."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -37,27 +37,14 @@ from graphopt.dialects.graph import (
 )
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
+from op_check import RandomArrays, assert_matches, build_module
 
-RNG = np.random.default_rng(20240607)
-
-
-def rand(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    if dtype.kind == "b":
-        return RNG.integers(0, 2, size=shape).astype(bool)
-    return RNG.integers(-9, 9, size=shape).astype(dtype)
+rand = RandomArrays(20240607)
 
 
 def run(build: Callable[..., object], *inputs: np.ndarray) -> list[np.ndarray]:
     """Build a one-function module over ``inputs`` and run it on them."""
-    b = GraphBuilder("f")
-    args = [b.input(a.shape, a.dtype) for a in inputs]
-    out = build(b, *args)
-    outs = out if isinstance(out, tuple) else (out,)
-    module = b.build(*outs)
-    return interpret(module, *inputs)
+    return interpret(build_module(lambda b, args: build(b, *args), inputs), *inputs)
 
 
 def run1(build: Callable[..., object], *inputs: np.ndarray) -> np.ndarray:
@@ -75,13 +62,7 @@ def result_type(build: Callable[..., object], *types: TensorType) -> TensorType:
 
 
 def assert_same(got: np.ndarray, want: np.ndarray, rtol: float = 1e-6, atol: float = 0.0) -> None:
-    want = np.asarray(want)
-    assert got.shape == want.shape
-    assert got.dtype == want.dtype
-    if want.dtype.kind == "f":
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
-    else:
-        np.testing.assert_array_equal(got, want)
+    assert_matches(got, want, rtol, atol)
 
 
 def raises(message: str):
@@ -368,15 +349,24 @@ def test_transpose(shape, perm) -> None:
     assert result_type(lambda b, a: b.transpose(a, perm), tensor(shape)) == tensor(want.shape)
 
 
-def test_transpose_errors() -> None:
+#: (input shape, a layout call on it, the one error it gives)
+LAYOUT_ERRORS = [
+    ((4, 3), lambda b, x: b.transpose(x, (0, 0)), "graph.transpose: perm [0, 0] is not a permutation of the 2 axes of 4x3"),
+    ((4, 3), lambda b, x: b.transpose(x, (1, 0, 2)), "graph.transpose: perm [1, 0, 2] is not a permutation of the 2 axes of 4x3"),
+    ((4, 3), lambda b, x: b.transpose(x, (-1, 0)), "graph.transpose: perm [-1, 0] is not a permutation of the 2 axes of 4x3"),
+    ((2, 3), lambda b, x: b.reshape(x, (4, 2)), "graph.reshape: element counts differ (2x3 has 6, 4x2 has 8)"),
+    ((2, 3), lambda b, x: b.reshape(x, (-1, -1)), "graph.reshape: invalid target shape [-1, -1]"),
+    ((2, 3), lambda b, x: b.reshape(x, (-2, -3)), "graph.reshape: invalid target shape [-2, -3]"),
+    ((2, 3), lambda b, x: b.reshape(x, (-1, 4)), "graph.reshape: cannot reshape 2x3 to [-1, 4]"),
+    ((2, 3), lambda b, x: b.reshape(x, (0, -1)), "graph.reshape: cannot reshape 2x3 to [0, -1]"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("shape,call,message", LAYOUT_ERRORS, ids=[m for _, _, m in LAYOUT_ERRORS])
+def test_transpose_and_reshape_errors(shape, call, message: str) -> None:
     b = GraphBuilder()
-    x = b.input((4, 3))
-    with raises("graph.transpose: perm [0, 0] is not a permutation of the 2 axes of 4x3"):
-        b.transpose(x, (0, 0))
-    with raises("graph.transpose: perm [1, 0, 2] is not a permutation of the 2 axes of 4x3"):
-        b.transpose(x, (1, 0, 2))
-    with raises("graph.transpose: perm [-1, 0] is not a permutation of the 2 axes of 4x3"):
-        b.transpose(x, (-1, 0))
+    with raises(message):
+        call(b, b.input(shape))
 
 
 @pytest.mark.parametrize(
@@ -398,21 +388,6 @@ def test_reshape(shape, target, want) -> None:
     got = run1(lambda b, a: b.reshape(a, target), x)
     assert_same(got, x.reshape(want))
     assert result_type(lambda b, a: b.reshape(a, target), tensor(shape)) == tensor(want)
-
-
-def test_reshape_errors() -> None:
-    b = GraphBuilder()
-    x = b.input((2, 3))
-    with raises("graph.reshape: element counts differ (2x3 has 6, 4x2 has 8)"):
-        b.reshape(x, (4, 2))
-    with raises("graph.reshape: invalid target shape [-1, -1]"):
-        b.reshape(x, (-1, -1))
-    with raises("graph.reshape: invalid target shape [-2, -3]"):
-        b.reshape(x, (-2, -3))
-    with raises("graph.reshape: cannot reshape 2x3 to [-1, 4]"):
-        b.reshape(x, (-1, 4))
-    with raises("graph.reshape: cannot reshape 2x3 to [0, -1]"):
-        b.reshape(x, (0, -1))
 
 
 # --------------------------------------------------------------------------

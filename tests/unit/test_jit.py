@@ -33,6 +33,56 @@ def abi(ins: list[str], outs: list[str], ws: int = 0) -> str:
     return f"attributes {{loop.abi = #loop.abi<inputs = [{args(ins)}], outputs = [{args(outs)}], workspace = {ws}>}}"
 
 
+def index_constants(*values: int) -> str:
+    """``%c<v> = arith.constant <v> : index`` for each of ``values``."""
+    return "\n".join(f"    %c{v} = arith.constant {v} : index" for v in values)
+
+
+def loop_2d(rows: int, cols: int, body: str) -> str:
+    """``body`` (at 8 spaces, over ``%i``, ``%j``) in a rows x cols nest;
+    ``%c0``, ``%c1``, ``%c<rows>`` and ``%c<cols>`` must be defined."""
+    return f"""    scf.for %i = %c0 to %c{rows} step %c1 {{
+      scf.for %j = %c0 to %c{cols} step %c1 {{
+{body}
+      }}
+    }}"""
+
+
+def per_row(rows: int, cols: int, body: str) -> str:
+    """``body`` (at 6 spaces) once per row ``%i``; ``%c0``, ``%c1``,
+    ``%c<rows>``, ``%c<cols>`` and an f32 zero ``%z`` are defined."""
+    return index_constants(0, 1, rows, cols) + f"""
+    %z = arith.constant 0.0 : f32
+    scf.for %i = %c0 to %c{rows} step %c1 {{
+{body}
+    }}"""
+
+
+def one_kernel_module(kernel: str, args: list[tuple[str, str]], n_inputs: int, body: str) -> str:
+    """``func.func private @<kernel>`` over memrefs ``args`` ((name, shape)
+    pairs) with ``body``, and the ``@main`` driver calling it: the first
+    ``n_inputs`` args are the inputs, the rest the outputs."""
+    params = ", ".join(f"%{name}: memref<{shape}>" for name, shape in args)
+    types = ", ".join(f"memref<{shape}>" for _, shape in args)
+    names = ", ".join(f"%{name}" for name, _ in args)
+
+    def abi_list(part):
+        return ", ".join(f'"{name}" : tensor<{shape}>' for name, shape in part)
+
+    return f"""
+builtin.module {{
+  func.func private @{kernel}({params}) {{
+{body}
+    func.return
+  }}
+  func.func @main({params}, %ws: memref<0xi8>) attributes {{loop.abi = #loop.abi<inputs = [{abi_list(args[:n_inputs])}], outputs = [{abi_list(args[n_inputs:])}], workspace = 0>}} {{
+    func.call @{kernel}({names}) : ({types}) -> ()
+    func.return
+  }}
+}}
+"""
+
+
 def elementwise(n: int, in_types: list[str], out_type: str, body: str) -> str:
     """A driver applying `body` (using %x0, %x1... ; defining %r) elementwise over n."""
     params = ", ".join(f"%a{i}: memref<{n}x{t}>" for i, t in enumerate(in_types))
@@ -65,29 +115,16 @@ def test_elementwise_add():
     np.testing.assert_array_equal(cm.main(a, b), a + b)
 
 
-BROADCAST = """
-builtin.module {
-  func.func private @k_badd(%a: memref<4x8xf32>, %b: memref<8xf32>, %o: memref<4x8xf32>) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c4 = arith.constant 4 : index
-    %c8 = arith.constant 8 : index
-    scf.for %i = %c0 to %c4 step %c1 {
-      scf.for %j = %c0 to %c8 step %c1 {
+BROADCAST = one_kernel_module(
+    "k_badd",
+    [("a", "4x8xf32"), ("b", "8xf32"), ("o", "4x8xf32")],
+    2,
+    index_constants(0, 1, 4, 8) + "\n" + loop_2d(4, 8, """\
         %x = memref.load %a[%i, %j] : memref<4x8xf32>
         %y = memref.load %b[%j] : memref<8xf32>
         %s = arith.addf %x, %y : f32
-        memref.store %s, %o[%i, %j] : memref<4x8xf32>
-      }
-    }
-    func.return
-  }
-  func.func @main(%a: memref<4x8xf32>, %b: memref<8xf32>, %o: memref<4x8xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["a" : tensor<4x8xf32>, "b" : tensor<8xf32>], outputs = ["o" : tensor<4x8xf32>], workspace = 0>} {
-    func.call @k_badd(%a, %b, %o) : (memref<4x8xf32>, memref<8xf32>, memref<4x8xf32>) -> ()
-    func.return
-  }
-}
-"""
+        memref.store %s, %o[%i, %j] : memref<4x8xf32>"""),
+)
 
 
 def test_broadcast_add_and_module_access():
@@ -99,30 +136,18 @@ def test_broadcast_add_and_module_access():
     assert 'define internal void @"k_badd"' in cm.llvm_ir
 
 
-ROWSUM = """
-builtin.module {
-  func.func private @k_sum(%a: memref<5x33xf32>, %out: memref<5xf32>) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c5 = arith.constant 5 : index
-    %c33 = arith.constant 33 : index
-    %z = arith.constant 0.0 : f32
-    scf.for %i = %c0 to %c5 step %c1 {
+ROWSUM = one_kernel_module(
+    "k_sum",
+    [("a", "5x33xf32"), ("out", "5xf32")],
+    1,
+    per_row(5, 33, """\
       %r = scf.for %j = %c0 to %c33 step %c1 iter_args(%acc = %z) -> (f32) {
         %x = memref.load %a[%i, %j] : memref<5x33xf32>
         %s = arith.addf %acc, %x : f32
         scf.yield %s : f32
       }
-      memref.store %r, %out[%i] : memref<5xf32>
-    }
-    func.return
-  }
-  func.func @main(%in: memref<5x33xf32>, %o: memref<5xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["in" : tensor<5x33xf32>], outputs = ["o" : tensor<5xf32>], workspace = 0>} {
-    func.call @k_sum(%in, %o) : (memref<5x33xf32>, memref<5xf32>) -> ()
-    func.return
-  }
-}
-"""
+      memref.store %r, %out[%i] : memref<5xf32>"""),
+)
 
 
 def test_row_sum_with_iter_args():
@@ -132,10 +157,11 @@ def test_row_sum_with_iter_args():
 
 
 def matmul_ir(m: int, k: int, n: int) -> str:
-    return f"""
-builtin.module {{
-  func.func private @k_matmul(%a: memref<{m}x{k}xf32>, %b: memref<{k}x{n}xf32>, %c: memref<{m}x{n}xf32>) {{
-    %c0 = arith.constant 0 : index
+    return one_kernel_module(
+        "k_matmul",
+        [("a", f"{m}x{k}xf32"), ("b", f"{k}x{n}xf32"), ("c", f"{m}x{n}xf32")],
+        2,
+        f"""    %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
     %cm = arith.constant {m} : index
     %ck = arith.constant {k} : index
@@ -152,15 +178,8 @@ builtin.module {{
         }}
         memref.store %r, %c[%i, %j] : memref<{m}x{n}xf32>
       }}
-    }}
-    func.return
-  }}
-  func.func @main(%a: memref<{m}x{k}xf32>, %b: memref<{k}x{n}xf32>, %c: memref<{m}x{n}xf32>, %ws: memref<0xi8>) {abi([f"{m}x{k}xf32", f"{k}x{n}xf32"], [f"{m}x{n}xf32"])} {{
-    func.call @k_matmul(%a, %b, %c) : (memref<{m}x{k}xf32>, memref<{k}x{n}xf32>, memref<{m}x{n}xf32>) -> ()
-    func.return
-  }}
-}}
-"""
+    }}""",
+    )
 
 
 def test_matmul():
@@ -295,15 +314,11 @@ def test_casts():
     np.testing.assert_array_equal(cm.main(a, b), expected)
 
 
-ALLOCA = """
-builtin.module {
-  func.func private @k_softmaxish(%a: memref<3x6xf32>, %o: memref<3x6xf32>) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c3 = arith.constant 3 : index
-    %c6 = arith.constant 6 : index
-    %z = arith.constant 0.0 : f32
-    scf.for %i = %c0 to %c3 step %c1 {
+ALLOCA = one_kernel_module(
+    "k_softmaxish",
+    [("a", "3x6xf32"), ("o", "3x6xf32")],
+    1,
+    per_row(3, 6, """\
       %tmp = memref.alloca() : memref<6xf32>
       scf.for %j = %c0 to %c6 step %c1 {
         %x = memref.load %a[%i, %j] : memref<3x6xf32>
@@ -319,16 +334,8 @@ builtin.module {
         %e = memref.load %tmp[%j] : memref<6xf32>
         %d = arith.divf %e, %sum : f32
         memref.store %d, %o[%i, %j] : memref<3x6xf32>
-      }
-    }
-    func.return
-  }
-  func.func @main(%a: memref<3x6xf32>, %o: memref<3x6xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["a" : tensor<3x6xf32>], outputs = ["o" : tensor<3x6xf32>], workspace = 0>} {
-    func.call @k_softmaxish(%a, %o) : (memref<3x6xf32>, memref<3x6xf32>) -> ()
-    func.return
-  }
-}
-"""
+      }"""),
+)
 
 
 def test_alloca_local_buffer():
@@ -339,45 +346,39 @@ def test_alloca_local_buffer():
 
 
 TWO_KERNELS = """
-builtin.module {
-  func.func private @k_double(%a: memref<4x4xf32>, %o: memref<4x4xf32>) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c4 = arith.constant 4 : index
-    scf.for %i = %c0 to %c4 step %c1 {
-      scf.for %j = %c0 to %c4 step %c1 {
-        %x = memref.load %a[%i, %j] : memref<4x4xf32>
-        %y = arith.addf %x, %x : f32
-        memref.store %y, %o[%i, %j] : memref<4x4xf32>
-      }
-    }
+builtin.module {{
+  func.func private @k_double(%a: memref<4x4xf32>, %o: memref<4x4xf32>) {{
+{consts}
+{double}
     func.return
-  }
-  func.func private @k_addc(%a: memref<4x4xf32>, %c: memref<4x4xf32>, %o: memref<4x4xf32>) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c4 = arith.constant 4 : index
-    scf.for %i = %c0 to %c4 step %c1 {
-      scf.for %j = %c0 to %c4 step %c1 {
-        %x = memref.load %a[%i, %j] : memref<4x4xf32>
-        %y = memref.load %c[%i, %j] : memref<4x4xf32>
-        %s = arith.addf %x, %y : f32
-        memref.store %s, %o[%i, %j] : memref<4x4xf32>
-      }
-    }
+  }}
+  func.func private @k_addc(%a: memref<4x4xf32>, %c: memref<4x4xf32>, %o: memref<4x4xf32>) {{
+{consts}
+{addc}
     func.return
-  }
-  "memref.global"() <{sym_name = "small", sym_visibility = "private", type = memref<4x4xf32>, initial_value = dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]> : tensor<4x4xf32>, constant}> : () -> ()
-  func.func @main(%a: memref<4x4xf32>, %o: memref<4x4xf32>, %ws: memref<128xi8>) attributes {loop.abi = #loop.abi<inputs = ["a" : tensor<4x4xf32>], outputs = ["o" : tensor<4x4xf32>], workspace = 128>} {
+  }}
+  "memref.global"() <{{sym_name = "small", sym_visibility = "private", type = memref<4x4xf32>, initial_value = dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0], [13.0, 14.0, 15.0, 16.0]]> : tensor<4x4xf32>, constant}}> : () -> ()
+  func.func @main(%a: memref<4x4xf32>, %o: memref<4x4xf32>, %ws: memref<128xi8>) attributes {{loop.abi = #loop.abi<inputs = ["a" : tensor<4x4xf32>], outputs = ["o" : tensor<4x4xf32>], workspace = 128>}} {{
     %c64 = arith.constant 64 : index
     %t = memref.view %ws[%c64][] : memref<128xi8> to memref<4x4xf32>
     %c = memref.get_global @small : memref<4x4xf32>
     func.call @k_double(%a, %t) : (memref<4x4xf32>, memref<4x4xf32>) -> ()
     func.call @k_addc(%t, %c, %o) : (memref<4x4xf32>, memref<4x4xf32>, memref<4x4xf32>) -> ()
     func.return
-  }
-}
-"""
+  }}
+}}
+""".format(
+    consts=index_constants(0, 1, 4),
+    double=loop_2d(4, 4, """\
+        %x = memref.load %a[%i, %j] : memref<4x4xf32>
+        %y = arith.addf %x, %x : f32
+        memref.store %y, %o[%i, %j] : memref<4x4xf32>"""),
+    addc=loop_2d(4, 4, """\
+        %x = memref.load %a[%i, %j] : memref<4x4xf32>
+        %y = memref.load %c[%i, %j] : memref<4x4xf32>
+        %s = arith.addf %x, %y : f32
+        memref.store %s, %o[%i, %j] : memref<4x4xf32>"""),
+)
 
 SMALL = np.arange(1, 17, dtype=np.float32).reshape(4, 4)
 
@@ -481,12 +482,11 @@ def test_multithreaded_calls():
     assert not errors, errors[0]
 
 
-VECTOR_AXPY = """
-builtin.module {
-  func.func private @k(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %o: memref<4x8xf32>) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c4 = arith.constant 4 : index
+VECTOR_AXPY = one_kernel_module(
+    "k",
+    [("x", "4x8xf32"), ("y", "4x8xf32"), ("o", "4x8xf32")],
+    2,
+    index_constants(0, 1, 4) + """
     %a = arith.constant 3.0 : f32
     %av = vector.broadcast %a : f32 to vector<8xf32>
     scf.for %i = %c0 to %c4 step %c1 {
@@ -495,15 +495,8 @@ builtin.module {
       %r = vector.fma %av, %v, %w : vector<8xf32>
       %s = arith.subf %r, %v : vector<8xf32>
       vector.store %s, %o[%i, %c0] : memref<4x8xf32>, vector<8xf32>
-    }
-    func.return
-  }
-  func.func @main(%x: memref<4x8xf32>, %y: memref<4x8xf32>, %o: memref<4x8xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<4x8xf32>, "y" : tensor<4x8xf32>], outputs = ["o" : tensor<4x8xf32>], workspace = 0>} {
-    func.call @k(%x, %y, %o) : (memref<4x8xf32>, memref<4x8xf32>, memref<4x8xf32>) -> ()
-    func.return
-  }
-}
-"""
+    }""",
+)
 
 
 def test_vector_kernel():

@@ -23,27 +23,10 @@ from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.compile import run_pipeline
 from graphopt.runtime.reference import interpret
-from threads_check import call_threaded, compile_threaded
+from op_check import RandomArrays, build_module, compiled_matches_reference
 from graphopt.transforms.fold_constants import fold_constants
 
-RNG = np.random.default_rng(2468)
-
-
-def rand(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    if dtype.kind == "b":
-        return RNG.integers(0, 2, size=shape).astype(bool)
-    return RNG.integers(-9, 9, size=shape).astype(dtype)
-
-
-def build(fn: Callable[[GraphBuilder, list], object], inputs: Sequence[np.ndarray]):
-    b = GraphBuilder("f")
-    args = [b.input(a.shape, a.dtype) for a in inputs]
-    out = fn(b, args)
-    outs = out if isinstance(out, tuple) else (out,)
-    return b.build(*outs)
+rand = RandomArrays(2468)
 
 
 def check(
@@ -56,16 +39,7 @@ def check(
 ) -> list[np.ndarray]:
     """Compiled == reference (floats to ``rtol``/``atol``, the rest exactly),
     and the reference == ``expected`` when given.  Returns the reference."""
-    module = build(fn, inputs)
-    want = interpret(module, *inputs)
-    got = call_threaded(compile_threaded(module, opt_level=opt_level), inputs)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype
-        if w.dtype.kind == "f":
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
-        else:
-            np.testing.assert_array_equal(g, w)
+    want = compiled_matches_reference(fn, inputs, rtol, atol, opt_level=opt_level)
     if expected is not None:
         for w, e in zip(want, expected):
             assert w.dtype == np.asarray(e).dtype
@@ -219,8 +193,8 @@ COMPARE = {"greater": np.greater, "less": np.less, "equal": np.equal}
 @pytest.mark.parametrize("shapes", [((3, 4), (4,)), ((2, 1), (1, 3))])
 def test_compare(name: str, dtype, shapes) -> None:
     # small integers so that equal is true somewhere
-    x = RNG.integers(-2, 3, size=shapes[0]).astype(dtype)
-    y = RNG.integers(-2, 3, size=shapes[1]).astype(dtype)
+    x = rand.rng.integers(-2, 3, size=shapes[0]).astype(dtype)
+    y = rand.rng.integers(-2, 3, size=shapes[1]).astype(dtype)
     (want,) = check(lambda b, a: getattr(b, name)(a[0], a[1]), [x, y], [COMPARE[name](x, y)])
     assert want.dtype == np.bool_
 
@@ -383,7 +357,7 @@ def test_argmax(axis: int, keepdims: bool) -> None:
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64, np.bool_])
 def test_argmax_dtypes_and_ties(dtype) -> None:
     """Ties (small integers, booleans) return the first index, as numpy does."""
-    x = RNG.integers(-2, 2, size=(6, 7)).astype(dtype)
+    x = rand.rng.integers(-2, 2, size=(6, 7)).astype(dtype)
     for axis in (0, 1):
         check(lambda b, a: b.argmax(a[0], axis), [x], [np.argmax(x, axis)])
 
@@ -442,7 +416,7 @@ def test_log_softmax_with_epilogue_fuses_into_one_group() -> None:
 def test_log_softmax_hoists_row_statistics() -> None:
     """The row's max and log-sum-exp are computed once per row: the only
     ``math.log`` sits in the row loop, outside the loop over the row."""
-    module = build(lambda b, a: b.log_softmax(a[0], 1), [rand((4, 6))])
+    module = build_module(lambda b, a: b.log_softmax(a[0], 1), [rand((4, 6))])
     lower_graph_to_loop(module)
     logs = [op for op in module.walk() if isinstance(op, mathd.LogOp)]
     assert len(logs) == 1

@@ -3,7 +3,7 @@ and compiled code against the reference."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
 
 import numpy as np
 import pytest
@@ -12,38 +12,12 @@ from xdsl.utils.exceptions import VerifyException
 import graphopt
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.reference import interpret
-from threads_check import call_threaded, compile_threaded
+from op_check import RandomArrays, build_module, compiled_matches_reference
 
-RNG = np.random.default_rng(2024)
-
-
-def rand(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
-    return RNG.standard_normal(shape).astype(dtype)
-
-
-def build_module(build: Callable[[GraphBuilder, list], object], inputs: Sequence[np.ndarray]):
-    b = GraphBuilder("f")
-    args = [b.input(a.shape, a.dtype) for a in inputs]
-    out = build(b, args)
-    outs = out if isinstance(out, tuple) else (out,)
-    return b.build(*outs)
-
-
-def check(
-    build: Callable[[GraphBuilder, list], object],
-    inputs: Sequence[np.ndarray],
-    rtol: float = 1e-5,
-    atol: float = 1e-5,
-) -> list[np.ndarray]:
-    """Compiled output == reference output; returns the reference outputs."""
-    module = build_module(build, inputs)
-    want = interpret(module, *inputs)
-    got = call_threaded(compile_threaded(module), inputs)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
-    return want
+rand = RandomArrays(2024)
+#: Compiled output == reference output (1e-5 relative and absolute unless a
+#: test says otherwise); returns the reference outputs.
+check = functools.partial(compiled_matches_reference, rtol=1e-5, atol=1e-5)
 
 
 # --------------------------------------------------------------------------

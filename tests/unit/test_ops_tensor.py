@@ -24,28 +24,10 @@ from graphopt.dialects.graph import onnx_slice_range
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.compile import parse_text
-from graphopt.runtime.reference import interpret
-from threads_check import call_threaded, compile_threaded
+from op_check import RandomArrays, assert_matches, build_module, compiled_matches_reference
 from graphopt.transforms.fold_constants import fold_constants
 
-RNG = np.random.default_rng(4321)
-
-
-def rand(shape: Sequence[int], dtype=np.float32) -> np.ndarray:
-    dtype = np.dtype(dtype)
-    if dtype.kind == "f":
-        return RNG.standard_normal(shape).astype(dtype)
-    if dtype.kind == "b":
-        return RNG.integers(0, 2, size=shape).astype(bool)
-    return RNG.integers(-9, 9, size=shape).astype(dtype)
-
-
-def build(fn: Callable[[GraphBuilder, list], object], inputs: Sequence[np.ndarray]):
-    b = GraphBuilder("f")
-    args = [b.input(a.shape, a.dtype) for a in inputs]
-    out = fn(b, args)
-    outs = out if isinstance(out, tuple) else (out,)
-    return b.build(*outs)
+rand = RandomArrays(4321)
 
 
 def check(
@@ -57,21 +39,11 @@ def check(
     """Compiled == reference, bit for bit unless ``exact`` is false (a
     transcendental producer may differ from numpy by an ulp), and the
     reference == ``expected`` when given."""
-    module = build(fn, inputs)
-    want = interpret(module, *inputs)
-    got = call_threaded(compile_threaded(module), inputs)
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert g.shape == w.shape and g.dtype == w.dtype
-        if exact or w.dtype.kind != "f":
-            np.testing.assert_array_equal(g, w)
-        else:
-            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7)
+    want = compiled_matches_reference(fn, inputs, rtol=1e-6, atol=1e-7, exact=exact)
     if expected is not None:
         assert len(expected) == len(want)
         for w, e in zip(want, expected):
-            assert w.shape == e.shape and w.dtype == e.dtype
-            np.testing.assert_array_equal(w, e)
+            assert_matches(w, e, rtol=0, atol=0, exact=True)
     return want
 
 
@@ -343,7 +315,7 @@ func.func @f(%x: tensor<4x5xf32>) -> tensor<4x5xf32> {
 
 
 def test_fill_folds_to_a_splat() -> None:
-    module = build(lambda b, a: b.fill((1000, 1000), 3.0, i32), [])
+    module = build_module(lambda b, a: b.fill((1000, 1000), 3.0, i32), [])
     fold_constants(module)
     (const,) = [op for op in module.walk() if isinstance(op, graph.ConstantOp)]
     assert const.is_splat

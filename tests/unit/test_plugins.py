@@ -157,16 +157,38 @@ def test_missing_plugin_file(tmp_path: Path) -> None:
     assert reg.loaded == []
 
 
-def test_plugin_that_fails_to_import(tmp_path: Path) -> None:
-    path = write(tmp_path, "broken_import.py", 'raise RuntimeError("broken on purpose")\n')
+#: A plugin that raises: where (importing it, or in its register), the file,
+#: the exception class and its message.
+RAISING_PLUGINS = {
+    "import": ("broken_import.py", 'raise RuntimeError("broken on purpose")\n', RuntimeError, "broken on purpose"),
+    "register": (
+        "register_raises.py",
+        """
+        def register(registry):
+            registry.add_pattern_pass("half-registered", [])
+            raise ValueError("missing configuration")
+        """,
+        ValueError,
+        "missing configuration",
+    ),
+}
+
+
+@pytest.mark.parametrize("stage", list(RAISING_PLUGINS))
+def test_plugin_that_raises(tmp_path: Path, stage: str) -> None:
+    """One error naming the plugin, the stage and the exception, which is its cause."""
+    name, source, error, message = RAISING_PLUGINS[stage]
+    path = write(tmp_path, name, source)
     reg = PluginRegistry()
     with pytest.raises(
         PluginError,
-        match=re.escape(f"plugin '{path}' failed to import: RuntimeError: broken on purpose"),
+        match=re.escape(f"plugin '{path}' failed to {stage}: {error.__name__}: {message}"),
     ) as info:
         load_plugin(str(path), reg)
-    assert isinstance(info.value.__cause__, RuntimeError)
-    assert reg.loaded == [] and reg.passes == {}
+    assert isinstance(info.value.__cause__, error)
+    assert reg.loaded == []
+    if stage == "import":
+        assert reg.passes == {}
 
 
 def test_plugin_with_a_syntax_error(tmp_path: Path) -> None:
@@ -189,24 +211,6 @@ def test_plugin_whose_register_is_not_callable(tmp_path: Path) -> None:
         load_plugin(str(path), PluginRegistry())
 
 
-def test_plugin_whose_register_raises(tmp_path: Path) -> None:
-    path = write(
-        tmp_path,
-        "register_raises.py",
-        """
-        def register(registry):
-            registry.add_pattern_pass("half-registered", [])
-            raise ValueError("missing configuration")
-        """,
-    )
-    reg = PluginRegistry()
-    with pytest.raises(
-        PluginError,
-        match=re.escape(f"plugin '{path}' failed to register: ValueError: missing configuration"),
-    ) as info:
-        load_plugin(str(path), reg)
-    assert isinstance(info.value.__cause__, ValueError)
-    assert reg.loaded == []
 
 
 def test_unknown_module_name() -> None:

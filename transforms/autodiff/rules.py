@@ -67,6 +67,16 @@ def shape_of(value: SSAValue) -> tuple[int, ...]:
     return tuple(tensor_of(value).get_shape())
 
 
+def _emits(op_class: type[Operation], doc: str = "") -> Callable[..., SSAValue]:
+    """A :class:`GradContext` method emitting ``op_class`` of its operands."""
+
+    def method(self: GradContext, *operands: SSAValue) -> SSAValue:
+        return self.apply(op_class, *operands)
+
+    method.__doc__ = doc or f"``{op_class.name}`` of the operands."
+    return method
+
+
 class GradContext:
     """Emits the backward graph ops of one gradient function (before ``anchor``)."""
 
@@ -109,26 +119,16 @@ class GradContext:
 
     # -- arithmetic ------------------------------------------------------------
 
-    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.apply(graph.AddOp, a, b)
-
-    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.apply(graph.SubOp, a, b)
-
-    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.apply(graph.MulOp, a, b)
-
-    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.apply(graph.DivOp, a, b)
-
-    def neg(self, a: SSAValue) -> SSAValue:
-        return self.apply(graph.NegOp, a)
+    add = _emits(graph.AddOp)
+    sub = _emits(graph.SubOp)
+    mul = _emits(graph.MulOp)
+    div = _emits(graph.DivOp)
+    neg = _emits(graph.NegOp)
 
     def scale(self, a: SSAValue, factor: float) -> SSAValue:
         return a if factor == 1.0 else self.mul(a, self.scalar(factor, a))
 
-    def matmul(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.apply(graph.MatmulOp, a, b)
+    matmul = _emits(graph.MatmulOp)
 
     def add_n(self, values: Sequence[SSAValue]) -> SSAValue:
         """One n-ary sum of same-typed values (a single value passes through)."""
@@ -175,21 +175,11 @@ class GradContext:
 
     # -- masks -------------------------------------------------------------------
 
-    def exp(self, a: SSAValue) -> SSAValue:
-        return self.apply(graph.ExpOp, a)
-
-    def greater(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        """The i1 mask ``a > b``."""
-        return self.apply(graph.GreaterOp, a, b)
-
-    def less(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.apply(graph.LessOp, a, b)
-
-    def equal(self, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.apply(graph.EqualOp, a, b)
-
-    def where(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-        return self.apply(graph.WhereOp, cond, a, b)
+    exp = _emits(graph.ExpOp)
+    greater = _emits(graph.GreaterOp, "The i1 mask ``a > b``.")
+    less = _emits(graph.LessOp, "The i1 mask ``a < b``.")
+    equal = _emits(graph.EqualOp, "The i1 mask ``a == b``.")
+    where = _emits(graph.WhereOp, "``a`` where ``cond`` holds, else ``b``.")
 
     def mask_grad(self, cond: SSAValue, g: SSAValue) -> SSAValue:
         """``g`` where ``cond`` holds, else zero."""
