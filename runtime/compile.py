@@ -50,6 +50,7 @@ from graphopt.errors import (
     ParseError,
     PipelineError,
 )
+from graphopt.lowering.to_llvm import LowerLoopToLLVMPass
 from graphopt.plugins import available_passes, load_plugins, project_context
 from graphopt.runtime.executable import CompiledModule, check_num_threads, compile_llvm_module
 from graphopt.diagnostics import LocatedParser, verify_located
@@ -156,7 +157,7 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> None:
         raise
     except DiagnosticException as err:  # a pass's own diagnostic
         raise PipelineError(str(err)) from err
-    if passes.passes and passes.passes[-1].name == "lower-loop-to-llvm":
+    if passes.passes and isinstance(passes.passes[-1], LowerLoopToLLVMPass):
         # Its output holds only llvm ops (the pass checks that) and is
         # LLVM IR, which LLVM's verifier checks when it is compiled; xDSL's
         # verifier over every llvm op cost a tenth of ResNet-50's compile.
