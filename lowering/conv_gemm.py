@@ -348,12 +348,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
                     em.emit_here(vector.StoreOp(t, tile, at))
                     em.emit_here(vector.StoreOp(c2, comp, at))
 
-        if nblocks > 1:
-            em.loop(nblocks, lambda b: block(em.idx_mul(b, cb), cb))
-        elif nblocks == 1:
-            block(em.index(0), cb)
-        if crem:
-            block(em.index(nblocks * cb), crem)
+        em.loop_blocks(plan.cg, cb, block)
 
     def epilogue(n, g, o0, oy, ox0, rows: int, cols: int) -> None:
         """out[n, g*Og + o0 + col, oy, ox0 + r] = root there, the tile feeding the conv."""

@@ -302,7 +302,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             return nxt
 
         zeros = [zero_v] * (rows * nvec)
-        nkb, krem = divmod(k_len, K_BLOCK)
+        nkb = k_len // K_BLOCK
         if nkb <= 1 and chunk is None:  # one sequential sum over K
             accs = em.reduce([k], zeros, body)
             for r in range(rows):
@@ -324,12 +324,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                     old = em.emit_here(vector.LoadOp(dst, at, vt)).results[0]
                     em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], dst, at))
 
-        if nkb > 1:
-            em.loop(nkb, lambda kb: block(em.idx_mul(kb, K_BLOCK), K_BLOCK))
-        elif nkb == 1:
-            block(em.index(0), K_BLOCK)
-        if krem:
-            block(em.index(nkb * K_BLOCK), krem)
+        em.loop_blocks(k_len, K_BLOCK, block)
 
     def epilogue(batch, i0: SSAValue, j0: SSAValue, rows: int, cols: int, c_buf: SSAValue | None = None) -> None:
         """out[batch, i0 + r, j0 + c] = root at those indices, T (or the C

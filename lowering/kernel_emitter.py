@@ -368,6 +368,18 @@ class KernelEmitter:
             body(scope.block.args[0])
         self._close_loop(for_op, scope, ())
 
+    def loop_blocks(self, extent: int, size: int, block: Callable[[SSAValue, int], None]) -> None:
+        """``block(start, length)`` over ``range(extent)`` cut into blocks of
+        ``size``: the full blocks in a loop (or inline when there is one),
+        then the shorter last block, so every length is a constant."""
+        full, rest = divmod(extent, size)
+        if full > 1:
+            self.loop(full, lambda b: block(self.idx_mul(b, size), size))
+        elif full == 1:
+            block(self.index(0), size)
+        if rest:
+            block(self.index(full * size), rest)
+
     def store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
         self.emit_here(memref.StoreOp.get(value, buffer, list(indices)))
 
