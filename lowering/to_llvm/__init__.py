@@ -19,14 +19,12 @@
    conversions placed between converted and not yet converted values.
 
 The result holds only top-level ``llvm.func`` and ``llvm.mlir.global`` ops, so
-``graph-opt -p lower-loop-to-llvm -t llvm`` prints LLVM IR;
-:func:`to_llvmlite_module` translates it with xDSL's ``convert_module``,
-re-applies the function linkage that translation drops and marks kernels
-``noinline`` (a driver inlining hundreds of kernels made LLVM's optimisation
-and code generation superlinear; a kernel call costs nothing next to its loop
-nest).  No pointer
-argument but the hidden constants is ``noalias``: memory planning may make a
-kernel's input and output share storage (in-place ops).
+``graph-opt -p lower-loop-to-llvm -t llvm`` prints LLVM IR (:mod:`.llvm_ir`),
+kernels ``noinline`` (a driver inlining hundreds of kernels made LLVM's
+optimisation and code generation superlinear; a kernel call costs nothing next
+to its loop nest).  No pointer argument but the hidden constants is
+``noalias``: memory planning may make a kernel's input and output share
+storage (in-place ops).
 """
 
 from __future__ import annotations
@@ -35,7 +33,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import llvm, scf
-from xdsl.dialects.builtin import ModuleOp, UnrealizedConversionCastOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnrealizedConversionCastOp
 from xdsl.passes import ModulePass
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
@@ -45,6 +43,7 @@ from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
 from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
 from graphopt.lowering.to_llvm.common import ConversionPass, InPlaceCastPattern, LoopToLLVMError, in_place_types
 from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
+from graphopt.lowering.to_llvm.llvm_ir import print_llvm_ir
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
 from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
@@ -58,7 +57,6 @@ __all__ = [
     "LowerLoopToLLVMPass",
     "emit_llvm_ir",
     "lower_loop_to_llvm",
-    "to_llvmlite_module",
 ]
 
 CONVERSION_PASSES: tuple[type[ModulePass], ...] = (
@@ -132,36 +130,13 @@ def lower_loop_to_llvm(module: ModuleOp, max_inline_constant_bytes: int = 4096, 
     LowerLoopToLLVMPass(max_inline_constant_bytes, bounds_check).apply(Context(), module)
 
 
-def to_llvmlite_module(module: ModuleOp, target_triple: str | None = None):
-    """xDSL's ``convert_module`` plus the function linkage it drops."""
-    from xdsl.backend.llvm.convert import convert_module
-
-    ir_mod = convert_module(module, fallback_target_triple=target_triple)
-    for op in module.ops:
-        if isinstance(op, llvm.FuncOp) and op.body.blocks:
-            linkage = op.linkage.linkage.data
-            if linkage != "external":
-                fn = ir_mod.get_global(op.sym_name.data)
-                fn.linkage = linkage
-                fn.attributes.add("noinline")
-    _canonical_flag_order(ir_mod)
-    return ir_mod
-
-
-_FLAG_ORDER = {f: i for i, f in enumerate(("reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn"))}
-
-
-def _canonical_flag_order(ir_mod) -> None:
-    """Fast-math flags in LLVM's order: xDSL keeps them in a set, whose order
-    changes from one process to the next, and the IR must be reproducible."""
-    for fn in ir_mod.functions:
-        for block in fn.blocks:
-            for inst in block.instructions:
-                flags = getattr(inst, "flags", None)
-                if flags and len(flags) > 1 and flags[0] in _FLAG_ORDER:
-                    flags.sort(key=lambda f: _FLAG_ORDER.get(f, len(_FLAG_ORDER)))
-
-
 def emit_llvm_ir(module: ModuleOp, target_triple: str | None = None) -> str:
-    """LLVM IR text of a lowered module."""
-    return str(to_llvmlite_module(module, target_triple))
+    """LLVM IR text of a lowered module (:mod:`.llvm_ir`)."""
+    triple = module.attributes.get("llvm.target_triple")
+    if isinstance(triple, StringAttr):
+        target_triple = triple.data
+    elif target_triple is None:
+        from llvmlite import binding
+
+        target_triple = binding.get_default_triple()
+    return print_llvm_ir(module, target_triple)

@@ -59,7 +59,7 @@ def test_lowering_result_describes_drivers():
     assert len(main.function_type.inputs) == 5
     assert main.linkage.linkage.data == "external"
     ir = emit_llvm_ir(m)
-    assert '@"tiny" = internal constant [1 x i8] [i8 1]' in ir
+    assert '@"tiny" = internal constant [1 x i8] c"\\01", align 64' in ir
     assert 'define internal void @"k"' in ir
 
 

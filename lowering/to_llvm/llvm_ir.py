@@ -1,0 +1,338 @@
+"""LLVM IR text of a module of ``llvm.func`` and ``llvm.mlir.global`` ops.
+
+Printed directly, one line per op, with opaque pointers (``ptr``): no cast
+is needed between pointer types, and a vector is loaded straight from its
+element's address.  Going through xDSL's ``convert_module`` and llvmlite's
+IR objects instead cost a quarter of the Python time of a compile, and
+llvmlite's typed pointers put a ``bitcast`` in front of every access.
+
+Values are named ``%vN`` (results), ``%aN`` (arguments) and blocks ``bN``,
+numbered in print order, so the text depends only on the ops and their
+order.  Constants, ``undef`` and global addresses are printed where they are
+used.  A private function with a body is ``internal`` and ``noinline``
+(:mod:`.func`); a dense global initializer is printed as its bytes.
+"""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+from xdsl.dialects import llvm
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    VectorType,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from graphopt.lowering.to_llvm.common import LoopToLLVMError, dense_to_numpy
+
+_FLAGS = ("reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn")  # LLVM's order
+_TYPES: dict[Attribute, str] = {}
+
+
+def ty(t: Attribute) -> str:
+    """The LLVM spelling of a type (cached: a module uses a few dozen)."""
+    s = _TYPES.get(t)
+    if s is None:
+        if isinstance(t, IntegerType):
+            s = f"i{t.width.data}"
+        elif isinstance(t, Float16Type | Float32Type | Float64Type):
+            s = {16: "half", 32: "float", 64: "double"}[t.bitwidth]
+        elif isinstance(t, llvm.LLVMPointerType):
+            s = "ptr"
+        elif isinstance(t, VectorType) and t.get_num_dims() == 1:
+            s = f"<{t.get_shape()[0]} x {ty(t.element_type)}>"
+        elif isinstance(t, llvm.LLVMArrayType):
+            s = f"[{t.size.data} x {ty(t.type)}]"
+        elif isinstance(t, llvm.LLVMStructType):
+            s = "{ " + ", ".join(ty(e) for e in t.types.data) + " }"
+        elif isinstance(t, llvm.LLVMVoidType):
+            s = "void"
+        else:
+            raise LoopToLLVMError(f"type {t} cannot be printed as LLVM IR")
+        _TYPES[t] = s
+    return s
+
+
+def _float(v: float, t: Attribute) -> str:
+    if isinstance(t, Float32Type):
+        v = struct.unpack("<f", struct.pack("<f", v))[0]
+    elif isinstance(t, Float16Type):
+        v = float(np.float16(v))
+    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", v))[0]
+
+
+def _constant(op: llvm.ConstantOp) -> str:
+    value, t = op.value, op.result.type
+    if isinstance(value, IntegerAttr):
+        v = value.value.data
+        return ("true" if v else "false") if ty(t) == "i1" else str(v)
+    if isinstance(value, FloatAttr):
+        return _float(value.value.data, t)
+    raise LoopToLLVMError(f"llvm.mlir.constant {value} cannot be printed as LLVM IR")
+
+
+def _flags(op: Operation) -> str:
+    fm = op.properties.get("fastmathFlags")
+    if not isinstance(fm, llvm.FastMathAttr) or not fm.data:
+        return ""
+    names = {f.value for f in fm.data}
+    return "".join(f" {f}" for f in _FLAGS if f in names)
+
+
+def _bin(opcode: str):
+    def p(f: _Function, op: Operation) -> str:
+        a, b = op.operands
+        ov = op.properties.get("overflowFlags")
+        flags = ""
+        if isinstance(ov, IntegerAttr) and ov.value.data:
+            flags = "".join(f" {n}" for bit, n in ((2, "nuw"), (1, "nsw")) if ov.value.data & bit)
+        elif "isExact" in op.properties:
+            flags = " exact"
+        elif "isDisjoint" in op.properties:
+            flags = " disjoint"
+        return f"{opcode}{flags}{_flags(op)} {ty(a.type)} {f.v(a)}, {f.v(b)}"
+
+    return p
+
+
+def _cast(opcode: str):
+    def p(f: _Function, op: Operation) -> str:
+        flag = " nneg" if "nonNeg" in op.properties else ""
+        return f"{opcode}{flag} {f.tv(op.operands[0])} to {ty(op.results[0].type)}"
+
+    return p
+
+
+def _gep(f: _Function, op: llvm.GEPOp) -> str:
+    ssa = iter(op.ssa_indices)
+    idx = [f.tv(next(ssa)) if i == llvm.GEP_USE_SSA_VAL else f"i32 {i}" for i in op.rawConstantIndices.get_values()]
+    inb = " inbounds" if op.inbounds is not None else ""
+    return f"getelementptr{inb} {ty(op.elem_type)}, ptr {f.v(op.ptr)}, " + ", ".join(idx)
+
+
+def _align(op: Operation) -> str:
+    a = op.properties.get("alignment")
+    return f", align {a.value.data}" if isinstance(a, IntegerAttr) else ""
+
+
+def _call(f: _Function, op: llvm.CallOp) -> str:
+    if op.callee is None:
+        raise LoopToLLVMError("indirect llvm.call cannot be printed as LLVM IR")
+    ret = ty(op.returned.type) if op.returned is not None else "void"
+    args = ", ".join(f.tv(a) for a in op.args)
+    return f"call{_flags(op) if op.returned is not None else ''} {ret} @\"{op.callee.string_value()}\"({args})"
+
+
+def _intrinsic(f: _Function, op: Operation, name: str, ret: Attribute | None) -> str:
+    args = op.operands
+    f.declare(name, ret, [a.type for a in args])
+    return f"call {ty(ret) if ret is not None else 'void'} @{name}({', '.join(f.tv(a) for a in args)})"
+
+
+def _fma(f: _Function, op: llvm.FMAOp) -> str:
+    t = op.res.type
+    suffix = f"v{t.get_shape()[0]}{ty(t.element_type)}" if isinstance(t, VectorType) else ty(t)
+    suffix = suffix.replace("float", "f32").replace("double", "f64").replace("half", "f16")
+    return _intrinsic(f, op, f"llvm.fma.{suffix}", t)
+
+
+def _branch(f: _Function, op: Operation) -> str:
+    if isinstance(op, llvm.BrOp):
+        return f"br label %{f.blocks[op.successor]}"
+    assert isinstance(op, llvm.CondBrOp)
+    return f"br i1 {f.v(op.cond)}, label %{f.blocks[op.then_block]}, label %{f.blocks[op.else_block]}"
+
+
+def _shuffle(f: _Function, op: llvm.ShuffleVectorOp) -> str:
+    mask = op.mask.get_values()
+    m = "zeroinitializer" if not any(mask) else "<" + ", ".join(f"i32 {i}" for i in mask) + ">"
+    return f"shufflevector {f.tv(op.v1)}, {f.tv(op.v2)}, <{len(mask)} x i32> {m}"
+
+
+_ICMP = {p.to_int(): p.value for p in llvm.ICmpPredicateFlag}
+_FCMP = {p.to_int(): p.value for p in llvm.FCmpPredicateFlag}
+
+_PRINTERS = {
+    **{cls: _bin(name) for cls, name in (
+        (llvm.AddOp, "add"), (llvm.SubOp, "sub"), (llvm.MulOp, "mul"), (llvm.SDivOp, "sdiv"),
+        (llvm.UDivOp, "udiv"), (llvm.SRemOp, "srem"), (llvm.URemOp, "urem"), (llvm.AndOp, "and"),
+        (llvm.OrOp, "or"), (llvm.XOrOp, "xor"), (llvm.ShlOp, "shl"), (llvm.LShrOp, "lshr"),
+        (llvm.AShrOp, "ashr"), (llvm.FAddOp, "fadd"), (llvm.FSubOp, "fsub"), (llvm.FMulOp, "fmul"),
+        (llvm.FDivOp, "fdiv"), (llvm.FRemOp, "frem"),
+    )},
+    **{cls: _cast(name) for cls, name in (
+        (llvm.TruncOp, "trunc"), (llvm.ZExtOp, "zext"), (llvm.SExtOp, "sext"), (llvm.BitcastOp, "bitcast"),
+        (llvm.SIToFPOp, "sitofp"), (llvm.FPExtOp, "fpext"), (llvm.FPTruncOp, "fptrunc"),
+        (llvm.PtrToIntOp, "ptrtoint"), (llvm.IntToPtrOp, "inttoptr"),
+    )},
+    llvm.ICmpOp: lambda f, op: f"icmp {_ICMP[op.predicate.value.data]} {f.tv(op.lhs)}, {f.v(op.rhs)}",
+    llvm.FCmpOp: lambda f, op: f"fcmp{_flags(op)} {_FCMP[op.predicate.value.data]} {f.tv(op.lhs)}, {f.v(op.rhs)}",
+    llvm.FNegOp: lambda f, op: f"fneg{_flags(op)} {f.tv(op.arg)}",
+    llvm.SelectOp: lambda f, op: f"select{_flags(op)} {f.tv(op.cond)}, {f.tv(op.lhs)}, {f.tv(op.rhs)}",
+    llvm.LoadOp: lambda f, op: f"load {ty(op.dereferenced_value.type)}, ptr {f.v(op.ptr)}{_align(op)}",
+    llvm.StoreOp: lambda f, op: f"store {f.tv(op.value)}, ptr {f.v(op.ptr)}{_align(op)}",
+    llvm.GEPOp: _gep,
+    llvm.AllocaOp: lambda f, op: f"alloca {ty(op.elem_type)}, {f.tv(op.size)}{_align(op)}",
+    llvm.CallOp: _call,
+    llvm.CallIntrinsicOp: lambda f, op: _intrinsic(f, op, op.intrin.data, op.ress.type if op.ress else None),
+    llvm.FMAOp: _fma,
+    llvm.InsertElementOp: lambda f, op: f"insertelement {f.tv(op.vector)}, {f.tv(op.value)}, {f.tv(op.index)}",
+    llvm.ExtractValueOp: lambda f, op: f"extractvalue {f.tv(op.container)}, "
+    + ", ".join(str(i) for i in op.position.get_values()),
+    llvm.ShuffleVectorOp: _shuffle,
+    llvm.BrOp: _branch,
+    llvm.CondBrOp: _branch,
+    llvm.ReturnOp: lambda f, op: f"ret {f.tv(op.arg)}" if op.arg is not None else "ret void",
+    llvm.UnreachableOp: lambda f, op: "unreachable",
+}  # fmt: skip
+
+#: Ops printed where their result is used, not as instructions.
+_INLINE = {
+    llvm.ConstantOp: _constant,
+    llvm.UndefOp: lambda op: "undef",
+    llvm.ZeroOp: lambda op: "zeroinitializer" if not isinstance(op.res.type, llvm.LLVMPointerType) else "null",
+    llvm.AddressOfOp: lambda op: f'@"{op.global_name.root_reference.data}"',
+}
+
+
+class _Function:
+    """The names of one function's values and blocks while it is printed."""
+
+    def __init__(self, declare) -> None:
+        self.names: dict[SSAValue, str] = {}
+        self.blocks: dict[Block, str] = {}
+        self.declare = declare
+
+    def v(self, value: SSAValue) -> str:
+        name = self.names.get(value)
+        if name is None:
+            owner = value.owner
+            inline = _INLINE.get(type(owner))
+            if inline is None:
+                raise LoopToLLVMError(f"a value of '{getattr(owner, 'name', 'block')}' is used before it is defined")
+            name = self.names[value] = inline(owner)
+        return name
+
+    def tv(self, value: SSAValue) -> str:
+        return f"{ty(value.type)} {self.v(value)}"
+
+
+def _function(fn: llvm.FuncOp, out: list[str], declare) -> None:
+    name = fn.sym_name.data
+    ft = fn.function_type
+    arg_attrs = fn.arg_attrs.data if fn.arg_attrs is not None else ()
+    params = []
+    for i, t in enumerate(ft.inputs.data):
+        noalias = i < len(arg_attrs) and "llvm.noalias" in arg_attrs[i].data
+        params.append(f"{ty(t)}{' noalias' if noalias else ''}")
+    ret = ty(ft.output)
+    if not fn.body.blocks:
+        out.append(f'declare {ret} @"{name}"({", ".join(params)})\n')
+        return
+    f = _Function(declare)
+    blocks = list(fn.body.blocks)
+    incoming: dict[SSAValue, list[str]] = {}
+    for i, block in enumerate(blocks):
+        f.blocks[block] = f"b{i}"
+    for i, arg in enumerate(blocks[0].args):
+        f.names[arg] = f"%a{i}"
+    n = 0
+    for block in blocks[1:]:
+        for arg in block.args:
+            f.names[arg] = f"%v{n}"
+            incoming[arg] = []
+            n += 1
+    for block in blocks:
+        for op in block.ops:
+            if op.results and type(op) not in _INLINE:
+                f.names[op.results[0]] = f"%v{n}"
+                n += 1
+    linkage = fn.linkage.linkage.data
+    head = "define" if linkage == "external" else f"define {linkage}"
+    args = ", ".join(f"{p} {f.names[a]}" for p, a in zip(params, blocks[0].args))
+    out.append(f'{head} {ret} @"{name}"({args}){" noinline" if linkage != "external" else ""}\n{{\n')
+    body: list[list[str]] = []
+    for block in blocks:
+        lines: list[str] = []
+        for op in block.ops:
+            t = type(op)
+            if t in _INLINE:
+                continue
+            printer = _PRINTERS.get(t)
+            if printer is None:
+                raise LoopToLLVMError(f"'{op.name}' cannot be printed as LLVM IR (in @{name})")
+            text = printer(f, op)
+            lines.append(f"  {f.names[op.results[0]]} = {text}\n" if op.results else f"  {text}\n")
+            if t is llvm.BrOp or t is llvm.CondBrOp:
+                here = f.blocks[block]
+                edges = [(op.successor, op.arguments)] if t is llvm.BrOp else [
+                    (op.then_block, op.then_arguments), (op.else_block, op.else_arguments)]  # fmt: skip
+                for succ, values in edges:
+                    for arg, value in zip(succ.args, values, strict=True):
+                        incoming[arg].append(f"[{f.v(value)}, %{here}]")
+        body.append(lines)
+    for block, lines in zip(blocks, body):
+        out.append(f"{f.blocks[block]}:\n")
+        for arg in block.args if block is not blocks[0] else ():
+            out.append(f"  {f.names[arg]} = phi {ty(arg.type)} {', '.join(incoming[arg])}\n")
+        out.extend(lines)
+    out.append("}\n\n")
+
+
+def _global(op: llvm.GlobalOp) -> str:
+    kind = "constant" if op.constant is not None else "global"
+    t, value = op.global_type, op.value
+    if value is None:
+        init = f"{ty(t)} zeroinitializer"
+    elif isinstance(value, DenseIntOrFPElementsAttr):
+        raw = np.ascontiguousarray(dense_to_numpy(value).reshape(-1)).tobytes()
+        init = f'[{len(raw)} x i8] c"{_escape(raw)}"' if raw.strip(b"\0") else f"[{len(raw)} x i8] zeroinitializer"
+    elif isinstance(value, IntegerAttr):
+        init = f"{ty(t)} {value.value.data}"
+    elif isinstance(value, FloatAttr):
+        init = f"{ty(t)} {_float(value.value.data, t)}"
+    else:
+        raise LoopToLLVMError(f"llvm.mlir.global @{op.sym_name.data}: initializer {value} cannot be printed")
+    return f'@"{op.sym_name.data}" = {op.linkage.linkage.data} {kind} {init}{_align(op)}\n'
+
+
+_HEX = np.frombuffer(b"0123456789ABCDEF", dtype=np.uint8)
+
+
+def _escape(raw: bytes) -> str:
+    """Every byte as ``\\XX`` (vectorised: weights can be megabytes)."""
+    b = np.frombuffer(raw, dtype=np.uint8)
+    out = np.empty((b.size, 3), dtype=np.uint8)
+    out[:, 0], out[:, 1], out[:, 2] = ord("\\"), _HEX[b >> 4], _HEX[b & 15]
+    return out.tobytes().decode("ascii")
+
+
+def print_llvm_ir(module: ModuleOp, target_triple: str) -> str:
+    """The module's LLVM IR text."""
+    out = [f'target triple = "{target_triple}"\n\n']
+    decls: dict[str, str] = {}
+
+    def declare(name: str, ret: Attribute | None, args: list[Attribute]) -> None:
+        if name not in decls:
+            decls[name] = f"declare {ty(ret) if ret is not None else 'void'} @{name}({', '.join(ty(a) for a in args)})\n"
+
+    for op in module.ops:
+        if isinstance(op, llvm.GlobalOp):
+            out.append(_global(op))
+    out.append("\n")
+    for op in module.ops:
+        if isinstance(op, llvm.FuncOp):
+            _function(op, out, declare)
+        elif not isinstance(op, llvm.GlobalOp):
+            raise LoopToLLVMError(f"'{op.name}' at module level cannot be printed as LLVM IR")
+    out.extend(decls.values())
+    return "".join(out)
