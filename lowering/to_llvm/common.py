@@ -29,13 +29,14 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -47,9 +48,11 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    UnitAttr,
     UnrealizedConversionCastOp,
     VectorType,
     i8,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -239,8 +242,71 @@ def int_attr(value: int, t: IntegerType) -> IntegerAttr:
     return IntegerAttr(value, t)
 
 
-#: Per conversion walk: (function entry block, value, type) -> the constant.
-_CONSTANTS: ContextVar[dict | None] = ContextVar("shared_constants", default=None)
+_Op = TypeVar("_Op", bound=Operation)
+_PLAIN: set[type[Operation]] = set()
+
+
+def build(cls: type[_Op], operands: Sequence[SSAValue], result_types: Sequence[Attribute] = (), properties: dict | None = None) -> _Op:
+    """``cls`` from its operands, result types and properties, without IRDL's
+    generic argument handling (four times cheaper, and a model's conversion
+    builds tens of thousands of ops).  ``properties`` are the ones the class's
+    own constructor sets; ops with segment sizes are not built this way."""
+    if cls not in _PLAIN:
+        assert not cls.get_irdl_definition().options, f"{cls.name} has operand segments"
+        _PLAIN.add(cls)
+    op = cls.__new__(cls)
+    Operation.__init__(op, operands=operands, result_types=result_types, properties=properties or {})
+    return op
+
+
+NO_WRAP = IntegerAttr(0, 32)  # the overflow flags of llvm.add... without flags
+NSW = IntegerAttr(1, 32)  # nsw
+_INBOUNDS = UnitAttr()
+_ORDERING = IntegerAttr(0, i64)
+
+
+def binop(cls: type[_Op], a: SSAValue, b: SSAValue, nsw: bool = False) -> _Op:
+    """``llvm.add``, ``llvm.fmul``... of ``a`` and ``b``."""
+    props = {"overflowFlags": NSW if nsw else NO_WRAP} if issubclass(cls, llvm.ArithmeticBinOpOverflow) else None
+    return build(cls, (a, b), (a.type,), props)
+
+
+@functools.lru_cache(maxsize=1024)
+def _gep_props(indices: tuple[int, ...], t: Attribute, inbounds: bool) -> dict:
+    props = {"rawConstantIndices": DenseArrayBase.from_list(i32, indices), "elem_type": t, "noWrapFlags": NO_WRAP}
+    if inbounds:
+        props["inbounds"] = _INBOUNDS
+    return props
+
+
+def gep(ptr: SSAValue, index: int | SSAValue, t: Attribute, inbounds: bool = True) -> llvm.GEPOp:
+    """``getelementptr t, ptr, index``: a constant or an i64 value."""
+    if isinstance(index, int):
+        return build(llvm.GEPOp, (ptr,), (PTR,), _gep_props((index,), t, inbounds))
+    return build(llvm.GEPOp, (ptr, index), (PTR,), _gep_props((llvm.GEP_USE_SSA_VAL,), t, inbounds))
+
+
+def load(ptr: SSAValue, t: Attribute, alignment: int | None = None) -> llvm.LoadOp:
+    props = {"ordering": _ORDERING}
+    if alignment is not None:
+        props["alignment"] = int_attr(alignment, i64)
+    return build(llvm.LoadOp, (ptr,), (t,), props)
+
+
+def store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.StoreOp:
+    props = {"ordering": _ORDERING}
+    if alignment is not None:
+        props["alignment"] = int_attr(alignment, i64)
+    return build(llvm.StoreOp, (value, ptr), (), props)
+
+
+#: Per conversion walk: values ops share (constants, addresses).
+_SHARED: ContextVar[dict | None] = ContextVar("shared_values", default=None)
+
+
+def shared() -> dict | None:
+    """The table of values shared in this walk (None outside a walk)."""
+    return _SHARED.get()
 
 
 def _entry_block(at: InsertPoint) -> Block | None:
@@ -264,12 +330,12 @@ def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Att
     else:
         v = float(value)
         key = (v.hex(), t)
-    table = _CONSTANTS.get()
+    table = _SHARED.get()
     entry = _entry_block(at) if table is not None else None
     if entry is not None and (hit := table.get((entry, *key))) is not None:  # type: ignore[union-attr]
         return hit
     attr: Attribute = int_attr(v, t) if isinstance(t, IntegerType) else FloatAttr(v, t)  # type: ignore[arg-type]
-    op = llvm.ConstantOp(attr, t)
+    op = build(llvm.ConstantOp, (), (t,), {"value": attr})
     if entry is not None:
         rewriter.insert(op, InsertPoint.at_start(entry))
         table[(entry, *key)] = op.results[0]  # type: ignore[index]
@@ -316,11 +382,11 @@ class ConversionPass(ModulePass):
 
     @staticmethod
     def run(module: ModuleOp, patterns: dict[type[Operation], RewritePattern]) -> None:
-        token = _CONSTANTS.set({})
+        token = _SHARED.set({})
         try:
             PatternRewriteWalker(Dispatch(patterns), apply_recursively=False).rewrite_module(module)
         finally:
-            _CONSTANTS.reset(token)
+            _SHARED.reset(token)
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:

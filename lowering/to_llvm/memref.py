@@ -1,7 +1,9 @@
 """``convert-memref-to-llvm``: memref ops to pointer arithmetic.
 
 * ``memref.load``/``store``: the indices are linearised row-major with
-  ``mul``/``add nsw`` into a ``getelementptr inbounds``; ``i1`` elements are
+  ``mul``/``add nsw`` into a ``getelementptr inbounds``; constant indices
+  fold into a constant offset and the dynamic part's address is shared
+  within a block (:func:`element_ptr`); ``i1`` elements are
   bytes (loads ``trunc``, stores ``zext``).  With ``bounds-check=true``, an
   access whose indices are not all constants (constants are checked by the
   verifier) is guarded: an index outside its dimension turns the access into
@@ -50,18 +52,98 @@ from graphopt.lowering.to_llvm.common import (
     ConversionPass,
     LoopToLLVMError,
     as_llvm,
+    binop,
     const,
     constant_int,
     dense_to_numpy,
+    gep,
+    load,
     memref_type,
     num_elements,
     replace_with_llvm,
+    shared,
     static_memref,
     storage_type,
+    store,
 )
 
 BOUNDS_FLAG = "graphopt_bounds_error"
-NSW = llvm.OverflowAttr([llvm.OverflowFlag.NO_SIGNED_WRAP])
+
+
+def element_ptr(rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_values, bounds_check: bool = False) -> SSAValue:
+    """The address of ``ref[indices]`` (row-major) for ``op``, a load or store.
+
+    Constant indices fold into one constant offset.  The address of the
+    dynamic part is shared by the accesses of one block to ``ref`` with the
+    same dynamic indices, so each of them is one constant-offset
+    ``getelementptr``."""
+    t = static_memref(memref_type(ref), op.name)
+    at = InsertPoint.before(op)
+    base = as_llvm(rewriter, ref, at)
+    shape = t.get_shape()
+    if not shape:
+        return base
+    st = storage_type(t.element_type)
+
+    def emit(new: Operation) -> SSAValue:
+        rewriter.insert(new, at)
+        return new.results[0]
+
+    index_values = list(index_values)
+    if bounds_check and any(constant_int(i) is None for i in index_values):
+        return _checked_ptr(rewriter, at, base, shape, st, [as_llvm(rewriter, i, at) for i in index_values], emit)
+    stride, strides = 1, []
+    for dim in reversed(shape):
+        strides.append(stride)
+        stride *= dim
+    offset, dynamic = 0, []
+    for value, stride in zip(index_values, reversed(strides)):
+        k = constant_int(value)
+        if k is None:
+            dynamic.append((value, stride))
+        else:
+            offset += k * stride
+    if dynamic:
+        # Keyed by the op's own operands (the same values however far the
+        # other dialects are converted) and its dialect (one walk or each
+        # step on its own give the same IR).
+        table, key = shared(), ("address", op.dialect_name(), at.block, ref, tuple(dynamic))
+        hit = table.get(key) if table is not None else None
+        if hit is None:
+            linear: SSAValue | None = None
+            for value, stride in dynamic:
+                term = as_llvm(rewriter, value, at)
+                if stride != 1:
+                    term = emit(binop(llvm.MulOp, term, const(rewriter, at, stride, i64), nsw=True))
+                linear = term if linear is None else emit(binop(llvm.AddOp, linear, term, nsw=True))
+            assert linear is not None
+            hit = emit(gep(base, linear, st))
+            if table is not None:
+                table[key] = hit
+        base = hit
+    if offset == 0:
+        return base
+    return emit(gep(base, offset if offset < 2**31 else const(rewriter, at, offset, i64), st))
+
+
+def _checked_ptr(rewriter, at, base, shape, st, indices, emit) -> SSAValue:
+    """``bounds-check=true``: an index outside its dimension makes the access
+    one of element 0 and sets ``@graphopt_bounds_error``."""
+    off = indices[0]
+    for dim, idx in zip(shape[1:], indices[1:]):
+        off = emit(binop(llvm.AddOp, emit(binop(llvm.MulOp, off, const(rewriter, at, dim, i64), nsw=True)), idx, nsw=True))
+    ult = IntegerAttr(llvm.ICmpPredicateFlag("ult").to_int(), i64)
+    ok: SSAValue | None = None
+    for dim, idx in zip(shape, indices):
+        inside = emit(llvm.ICmpOp(idx, const(rewriter, at, dim, i64), ult))
+        ok = inside if ok is None else emit(llvm.AndOp(ok, inside))
+    assert ok is not None
+    off = emit(llvm.SelectOp(ok, off, const(rewriter, at, 0, i64)))
+    flag = emit(llvm.AddressOfOp(BOUNDS_FLAG, PTR))
+    bad = emit(llvm.ZExtOp(emit(llvm.XOrOp(ok, const(rewriter, at, 1, i1))), i8))
+    old = emit(llvm.LoadOp(flag, i8))
+    rewriter.insert(llvm.StoreOp(emit(llvm.OrOp(old, bad)), flag), at)
+    return emit(gep(base, off, st))
 
 
 @dataclass
@@ -70,53 +152,20 @@ class AccessPattern(RewritePattern):
 
     bounds_check: bool = False
 
-    def element_ptr(self, rewriter: PatternRewriter, op: Operation, ref: SSAValue | None = None, indices=None) -> SSAValue:
-        """The address of ``ref[indices]`` (by default the op's memref and indices)."""
-        ref = op.memref if ref is None else ref  # type: ignore[attr-defined]
-        index_values = list(op.indices if indices is None else indices)  # type: ignore[attr-defined]
-        t = static_memref(memref_type(ref), op.name)
-        at = InsertPoint.before(op)
-        base = as_llvm(rewriter, ref, at)
-        shape = t.get_shape()
-        if not shape:
-            return base
-
-        def emit(new: Operation) -> SSAValue:
-            rewriter.insert(new, at)
-            return new.results[0]
-
-        indices = [as_llvm(rewriter, i, at) for i in index_values]
-        off = indices[0]
-        for dim, idx in zip(shape[1:], indices[1:]):
-            off = emit(llvm.AddOp(emit(llvm.MulOp(off, const(rewriter, at, dim, i64), overflow=NSW)), idx, overflow=NSW))
-        if self.bounds_check and any(constant_int(i) is None for i in index_values):
-            ult = IntegerAttr(llvm.ICmpPredicateFlag("ult").to_int(), i64)
-            ok: SSAValue | None = None
-            for dim, idx in zip(shape, indices):
-                inside = emit(llvm.ICmpOp(idx, const(rewriter, at, dim, i64), ult))
-                ok = inside if ok is None else emit(llvm.AndOp(ok, inside))
-            assert ok is not None
-            off = emit(llvm.SelectOp(ok, off, const(rewriter, at, 0, i64)))
-            flag = emit(llvm.AddressOfOp(BOUNDS_FLAG, PTR))
-            bad = emit(llvm.ZExtOp(emit(llvm.XOrOp(ok, const(rewriter, at, 1, i1))), i8))
-            old = emit(llvm.LoadOp(flag, i8))
-            rewriter.insert(llvm.StoreOp(emit(llvm.OrOp(old, bad)), flag), at)
-        return emit(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], storage_type(t.element_type), [off], inbounds=True))
-
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if isinstance(op, memref.LoadOp):
-            ptr = self.element_ptr(rewriter, op)
+            ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
             st = storage_type(op.res.type)
-            new: list[Operation] = [llvm.LoadOp(ptr, st)]
+            new: list[Operation] = [load(ptr, st)]
             if st != op.res.type:
                 new.append(llvm.TruncOp(new[0].results[0], op.res.type))
             replace_with_llvm(rewriter, op, new, new[-1].results)
         elif isinstance(op, memref.StoreOp):
-            ptr = self.element_ptr(rewriter, op)
+            ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
             value = as_llvm(rewriter, op.value, InsertPoint.before(op))
             st = storage_type(op.value.type)
             new = [llvm.ZExtOp(value, st)] if st != value.type else []
-            new.append(llvm.StoreOp(new[0].results[0] if new else value, ptr))
+            new.append(store(new[0].results[0] if new else value, ptr))
             replace_with_llvm(rewriter, op, new, [])
 
 

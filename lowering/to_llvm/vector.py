@@ -1,9 +1,9 @@
 """``convert-vector-to-llvm``: the upstream ``vector`` ops the schedule emits.
 
-* ``vector.load``/``store``: the memref indices are linearised row-major (as
-  ``memref.load``) into a ``getelementptr inbounds`` of the element type; the
-  vector is loaded or stored there with element alignment (a row of 16 floats
-  need not start on a 64-byte boundary).
+* ``vector.load``/``store``: the element's address as for ``memref.load``
+  (:func:`.memref.element_ptr`); the vector is loaded or stored there (opaque
+  pointers: no cast) with element alignment (a row of 16 floats need not
+  start on a 64-byte boundary).
 * ``vector.broadcast`` of a scalar: ``insertelement`` into lane 0, then a
   ``shufflevector`` with an all-zero mask (LLVM selects ``vbroadcastss``).
 * ``vector.fma``: ``llvm.intr.fma`` (``lhs * rhs + acc``, one rounding).
@@ -23,36 +23,13 @@ from graphopt.lowering.to_llvm.common import (
     ConversionPass,
     LoopToLLVMError,
     as_llvm,
+    load,
     memref_type,
-    const,
     replace_with_llvm,
     static_memref,
-    storage_type,
+    store,
 )
-from graphopt.lowering.to_llvm.memref import NSW
-
-
-def _element_ptr(rewriter: PatternRewriter, op: vector.LoadOp | vector.StoreOp) -> SSAValue:
-    t = static_memref(memref_type(op.base), op.name)
-    at = InsertPoint.before(op)
-    base = as_llvm(rewriter, op.base, at)
-    shape = t.get_shape()
-    if not shape:
-        return base
-
-    def emit(new: Operation) -> SSAValue:
-        rewriter.insert(new, at)
-        return new.results[0]
-
-    indices = [as_llvm(rewriter, i, at) for i in op.indices]
-    off = indices[0]
-    for dim, idx in zip(shape[1:], indices[1:]):
-        off = emit(llvm.AddOp(emit(llvm.MulOp(off, const(rewriter, at, dim, i64), overflow=NSW)), idx, overflow=NSW))
-    elem = emit(llvm.GEPOp(base, [llvm.GEP_USE_SSA_VAL], storage_type(t.element_type), [off], inbounds=True))
-    # A zero-offset GEP typed by the vector: llvmlite's typed pointers then
-    # see a vector pointer (opaque pointers in LLVM make it a no-op).
-    vt = op.result.type if isinstance(op, vector.LoadOp) else op.vector.type
-    return emit(llvm.GEPOp(elem, [0], vt, inbounds=True))
+from graphopt.lowering.to_llvm.memref import element_ptr
 
 
 def _alignment(op: vector.LoadOp | vector.StoreOp) -> int:
@@ -63,13 +40,12 @@ def _alignment(op: vector.LoadOp | vector.StoreOp) -> int:
 class AccessPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if isinstance(op, vector.LoadOp):
-            ptr = _element_ptr(rewriter, op)
-            load = llvm.LoadOp(ptr, op.result.type, alignment=_alignment(op))
-            replace_with_llvm(rewriter, op, [load], load.results)
+            new = load(element_ptr(rewriter, op, op.base, op.indices), op.result.type, _alignment(op))
+            replace_with_llvm(rewriter, op, [new], new.results)
         elif isinstance(op, vector.StoreOp):
-            ptr = _element_ptr(rewriter, op)
+            ptr = element_ptr(rewriter, op, op.base, op.indices)
             value = as_llvm(rewriter, op.vector, InsertPoint.before(op))
-            replace_with_llvm(rewriter, op, [llvm.StoreOp(value, ptr, alignment=_alignment(op))], [])
+            replace_with_llvm(rewriter, op, [store(value, ptr, _alignment(op))], [])
 
 
 class BroadcastPattern(RewritePattern):
