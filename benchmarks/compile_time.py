@@ -98,13 +98,11 @@ def step_split(module: ModuleOp, level: str) -> dict[str, float]:
     by name, ``lower-graph-to-loop``, the steps of ``lower-loop-to-llvm`` as
     ``LowerLoopToLLVMPass.apply`` runs them, the final verification, printing
     LLVM IR, llvmlite's parse, LLVM's optimisation and MCJIT."""
-    from xdsl.dialects import scf
     from xdsl.passes import PassPipeline
-    from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 
     from graphopt.diagnostics import verify_located
     from graphopt.lowering.expand_math import expand_math
-    from graphopt.lowering.to_llvm import ConversionPass, check_lowered, convert_in_one_walk
+    from graphopt.lowering.to_llvm import check_lowered, convert_in_one_walk, convert_scf_to_cf
     from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
     from graphopt.lowering.to_llvm.parallel import outline_parallel
     from graphopt.plugins import available_passes, project_context
@@ -130,7 +128,7 @@ def step_split(module: ModuleOp, level: str) -> dict[str, float]:
         timed("lower-graph-to-loop", lambda: lower_graph_to_loop(module))
         timed("loop", lambda: ConvertLoopToLLVMPass().convert(module))
         timed("parallel", lambda: outline_parallel(module))
-        timed("scf-to-cf", lambda: ConversionPass.run(module, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()}))
+        timed("scf-to-cf", lambda: convert_scf_to_cf(module))
         timed("expand-math", lambda: expand_math(module))
         timed("one walk", lambda: convert_in_one_walk(module))
         timed("check", lambda: check_lowered(module))

@@ -7,8 +7,10 @@
 2. ``convert-parallel-to-llvm``: each ``scf.parallel`` is outlined into a
    function over a context struct and run on libgomp's persistent thread pool
    (``GOMP_parallel``; :mod:`.parallel`);
-3. ``convert-scf-to-cf``: xDSL's own pass; ``scf.for`` becomes a header block
-   (``arith.cmpi slt``), a body ending in ``arith.addi`` and a branch back;
+3. ``convert-scf-to-cf``: xDSL's own patterns; ``scf.for`` becomes a header
+   block (``arith.cmpi slt``), a body ending in ``arith.addi`` and a branch
+   back; before them xDSL's canonicalisations inline one-iteration loops and
+   ``scf.if`` on constants (:func:`convert_scf_to_cf`);
 4. ``expand-math`` (:mod:`graphopt.lowering.expand_math`): f32 exp, log,
    tanh and erf become vectorisable polynomials;
 5. ``convert-arith-to-llvm``, ``convert-math-to-llvm`` (libm where LLVM has no
@@ -35,6 +37,8 @@ from xdsl.context import Context
 from xdsl.dialects import llvm, scf
 from xdsl.dialects.builtin import ModuleOp, StringAttr, UnrealizedConversionCastOp
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier
+from xdsl.transforms.canonicalization_patterns.scf import IfPropagateConstantCondition, SimplifyTrivialLoops
 from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
@@ -98,11 +102,20 @@ class LowerLoopToLLVMPass(ModulePass):
         # The level is checked once here, not again by every step.
         ConvertLoopToLLVMPass(self.max_inline_constant_bytes).convert(op)
         outline_parallel(op)
-        # xDSL's convert-scf-to-cf patterns, applied in one walk.
-        ConversionPass.run(op, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})
+        convert_scf_to_cf(op)
         expand_math(op)
         convert_in_one_walk(op, self.bounds_check)
         check_lowered(op)
+
+
+def convert_scf_to_cf(module: ModuleOp) -> None:
+    """xDSL's convert-scf-to-cf patterns in one walk, each loop or ``if``
+    first offered to xDSL's folding of one-iteration loops and constant
+    conditions (a loop of trip count 1 is then no loop in LLVM IR)."""
+    ConversionPass.run(module, {
+        scf.ForOp: GreedyRewritePatternApplier([SimplifyTrivialLoops(), ForLowering()], dce_enabled=False),
+        scf.IfOp: GreedyRewritePatternApplier([IfPropagateConstantCondition(), IfLowering()], dce_enabled=False),
+    })  # fmt: skip
 
 
 def convert_in_one_walk(module: ModuleOp, bounds_check: bool = False) -> None:

@@ -9,7 +9,12 @@ reassociates where the flags allow).  Where LLVM has no instruction:
 * ``arith.uitofp``: zero-extend to twice the width, then ``sitofp`` (exact);
 * ``arith.maximumf``/``minimumf``: ``llvm.maximum``/``minimum``
   (NaN-propagating); ``maxnumf``/``minnumf``: ``llvm.maxnum``/``minnum``;
-* ``arith.floordivsi``/``ceildivsi``: ``sdiv``/``srem`` and a sign fix-up.
+* ``arith.floordivsi``/``ceildivsi``: ``sdiv``/``srem`` and a sign fix-up
+  (two instructions when the divisor is a positive constant).
+
+Integer arithmetic on constants, and adding 0 or multiplying by 1, is folded
+(:func:`fold`): index arithmetic of loop bounds and of one-iteration loops
+emits no instruction.
 """
 
 from __future__ import annotations
@@ -17,10 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i1
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, llvm_type
+from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, binop, constant_int, llvm_type
 from graphopt.lowering.to_llvm.scalar import (
     Emitter,
     Handler,
@@ -43,7 +48,7 @@ HANDLERS: dict[type[Operation], Handler] = {}
 
 
 def _binop(key: type[Operation], cls: type[Operation]) -> None:
-    HANDLERS[key] = lambda e, op, a: _r(e.emit(cls(a[0], a[1])))  # type: ignore[call-arg]
+    HANDLERS[key] = lambda e, op, a: _r(e.emit(binop(cls, a[0], a[1])))  # type: ignore[call-arg]
 
 
 for _n, _c in {
@@ -106,6 +111,13 @@ def _div_round(e: Emitter, a: SSAValue, b: SSAValue, floor: bool) -> SSAValue:
     q = e.emit(llvm.SDivOp(a, b)).results[0]
     r = e.emit(llvm.SRemOp(a, b)).results[0]
     zero = const(e, 0, t)
+    if (divisor := constant_int(b)) is not None and divisor > 0:
+        # b > 0: floor adjusts by -1 when r < 0 (r >> (width-1) is then -1),
+        # ceil by +1 when r > 0.
+        if floor:
+            return e.emit(binop(llvm.AddOp, q, e.emit(binop(llvm.AShrOp, r, const(e, _width(t) - 1, t))).results[0])).results[0]
+        up = e.emit(llvm.ZExtOp(_icmp(e, "sgt", r, zero), t)).results[0]
+        return e.emit(binop(llvm.AddOp, q, up)).results[0]
     r_nz = _icmp(e, "ne", r, zero)
     r_neg = _icmp(e, "slt", r, zero)
     b_neg = _icmp(e, "slt", b, zero)
@@ -124,6 +136,52 @@ def _div_round(e: Emitter, a: SSAValue, b: SSAValue, floor: bool) -> SSAValue:
 
 HANDLERS[arith.FloorDivSIOp] = lambda e, op, a: [_div_round(e, a[0], a[1], True)]
 HANDLERS[arith.CeilDivSIOp] = lambda e, op, a: [_div_round(e, a[0], a[1], False)]
+
+
+def _floordiv(a: int, b: int) -> int:
+    return a // b
+
+
+def _ceildiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _truncdiv(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+#: Integer ops folded when their operands are constants.
+FOLD = {
+    arith.AddiOp: lambda a, b: a + b, arith.SubiOp: lambda a, b: a - b, arith.MuliOp: lambda a, b: a * b,
+    arith.FloorDivSIOp: _floordiv, arith.CeilDivSIOp: _ceildiv, arith.DivSIOp: _truncdiv,
+    arith.RemSIOp: lambda a, b: a - b * _truncdiv(a, b),
+    arith.MaxSIOp: max, arith.MinSIOp: min,
+}  # fmt: skip
+
+
+def fold(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue] | None:
+    """The results of an integer op on constants, or of ``x + 0``, ``x - 0``,
+    ``x * 1``, ``x * 0``, ``x / 1``: no instruction is emitted for them
+    (index arithmetic on loop bounds, one-iteration loops...)."""
+    t = op.results[0].type
+    if not isinstance(t, IntegerType | IndexType):
+        return None
+    x, y = constant_int(a[0]), constant_int(a[1])
+    cls = type(op)
+    if x is not None and y is not None:
+        if cls not in (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.MaxSIOp, arith.MinSIOp) and y == 0:
+            return None
+        w = _width(t)
+        v = FOLD[cls](x, y) & ((1 << w) - 1)
+        return [const(e, v - (1 << w) if w > 1 and v >> (w - 1) else v, t)]
+    if y == 0 and cls in (arith.AddiOp, arith.SubiOp) or y == 1 and cls in (arith.MuliOp, arith.DivSIOp, arith.FloorDivSIOp, arith.CeilDivSIOp):
+        return [a[0]]
+    if x == 0 and cls is arith.AddiOp or x == 1 and cls is arith.MuliOp:
+        return [a[1]]
+    if (x == 0 or y == 0) and cls is arith.MuliOp:
+        return [const(e, 0, t)]
+    return None
 
 
 def _cmpi(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
@@ -224,5 +282,5 @@ class ConvertArithToLLVMPass(ConversionPass):
     name = "convert-arith-to-llvm"
 
     def patterns(self):
-        pattern = ScalarPattern(HANDLERS, elementwise=ELEMENTWISE)
+        pattern = ScalarPattern(HANDLERS, elementwise=ELEMENTWISE, folders=FOLD, fold=fold)
         return dict.fromkeys(HANDLERS, pattern)

@@ -56,6 +56,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.irdl import AttrSizedSegments
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -252,7 +253,7 @@ def build(cls: type[_Op], operands: Sequence[SSAValue], result_types: Sequence[A
     builds tens of thousands of ops).  ``properties`` are the ones the class's
     own constructor sets; ops with segment sizes are not built this way."""
     if cls not in _PLAIN:
-        assert not cls.get_irdl_definition().options, f"{cls.name} has operand segments"
+        assert not any(isinstance(o, AttrSizedSegments) for o in cls.get_irdl_definition().options), cls.name
         _PLAIN.add(cls)
     op = cls.__new__(cls)
     Operation.__init__(op, operands=operands, result_types=result_types, properties=properties or {})

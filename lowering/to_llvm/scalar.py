@@ -9,7 +9,7 @@ tensors) are left alone for the conversion that handles them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import prod
 
@@ -112,6 +112,8 @@ class ScalarPattern(RewritePattern):
     handlers: dict[type[Operation], Handler]
     externals: dict[str, llvm.LLVMFunctionType] = field(default_factory=dict)
     elementwise: frozenset[type[Operation]] = frozenset()  # also on vectors
+    folders: Mapping[type[Operation], object] = field(default_factory=dict)  # ops ``fold`` may fold
+    fold: Callable[[Emitter, Operation, list[SSAValue]], list[SSAValue] | None] | None = None
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         handler = self.handlers.get(type(op))
@@ -121,7 +123,9 @@ class ScalarPattern(RewritePattern):
         at = InsertPoint.before(op)
         operands = [as_llvm(rewriter, v, at) for v in op.operands]
         e = Emitter(rewriter, op, self.externals)
-        results = handler(e, op, operands)
+        results = self.fold(e, op, operands) if type(op) in self.folders and self.fold is not None else None
+        if results is None:
+            results = handler(e, op, operands)
         flags = getattr(op.properties.get("fastmath"), "data", None)
         if flags:
             for new in e.created:

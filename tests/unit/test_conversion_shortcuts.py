@@ -13,14 +13,12 @@ from pathlib import Path
 
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import UnrealizedConversionCastOp
-from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
 import graphopt.lowering.graph_to_loop as g2l
 from graphopt.lowering.expand_math import expand_math
-from graphopt.lowering.to_llvm import ConversionPass, LowerLoopToLLVMPass, check_lowered, emit_llvm_ir
+from graphopt.lowering.to_llvm import ConversionPass, LowerLoopToLLVMPass, check_lowered, convert_scf_to_cf, emit_llvm_ir
 from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
 from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
 from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
@@ -45,7 +43,7 @@ def loop_level(name: str, level: str):
 def step_by_step(module, bounds_check: bool) -> None:
     ConvertLoopToLLVMPass().convert(module)
     outline_parallel(module)
-    ConversionPass.run(module, {scf.ForOp: ForLowering(), scf.IfOp: IfLowering()})
+    convert_scf_to_cf(module)
     expand_math(module)
     for step in (
         ConvertArithToLLVMPass(), ConvertMathToLLVMPass(), ConvertVectorToLLVMPass(),
