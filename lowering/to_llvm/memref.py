@@ -79,10 +79,9 @@ def element_ptr(rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_v
     ``getelementptr``."""
     t = static_memref(memref_type(ref), op.name)
     at = InsertPoint.before(op)
-    base = as_llvm(rewriter, ref, at)
     shape = t.get_shape()
     if not shape:
-        return base
+        return as_llvm(rewriter, ref, at)
     st = storage_type(t.element_type)
 
     def emit(new: Operation) -> SSAValue:
@@ -91,7 +90,7 @@ def element_ptr(rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_v
 
     index_values = list(index_values)
     if bounds_check and any(constant_int(i) is None for i in index_values):
-        return _checked_ptr(rewriter, at, base, shape, st, [as_llvm(rewriter, i, at) for i in index_values], emit)
+        return _checked_ptr(rewriter, at, as_llvm(rewriter, ref, at), shape, st, [as_llvm(rewriter, i, at) for i in index_values], emit)
     stride, strides = 1, []
     for dim in reversed(shape):
         strides.append(stride)
@@ -117,10 +116,12 @@ def element_ptr(rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_v
                     term = emit(binop(llvm.MulOp, term, const(rewriter, at, stride, i64), nsw=True))
                 linear = term if linear is None else emit(binop(llvm.AddOp, linear, term, nsw=True))
             assert linear is not None
-            hit = emit(gep(base, linear, st))
+            hit = emit(gep(as_llvm(rewriter, ref, at), linear, st))
             if table is not None:
                 table[key] = hit
         base = hit
+    else:
+        base = as_llvm(rewriter, ref, at)
     if offset == 0:
         return base
     return emit(gep(base, offset if offset < 2**31 else const(rewriter, at, offset, i64), st))

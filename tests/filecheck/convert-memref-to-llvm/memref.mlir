@@ -9,17 +9,28 @@ func.func @access(%a: memref<4x8xf32>, %b: memref<3xi1>, %ws: memref<64xi8>, %i:
   // The alloca is hoisted to the entry block.
   // CHECK: %[[N:.*]] = llvm.mlir.constant(6) : i64
   // CHECK-NEXT: llvm.alloca %[[N]] x f32 {alignment = 64 : i64} : (i64) -> !llvm.ptr
-  // CHECK: %[[A:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<4x8xf32> to !llvm.ptr
   // CHECK: %[[I:.*]] = builtin.unrealized_conversion_cast %{{.*}} : index to i64
-  // CHECK: %[[J:.*]] = builtin.unrealized_conversion_cast %{{.*}} : index to i64
-  // CHECK: %[[M:.*]] = llvm.mul %[[I]], %{{.*}} overflow<nsw> : i64
+  // CHECK-NEXT: %[[M:.*]] = llvm.mul %[[I]], %{{.*}} overflow<nsw> : i64
+  // CHECK-NEXT: %[[J:.*]] = builtin.unrealized_conversion_cast %{{.*}} : index to i64
   // CHECK-NEXT: %[[OFF:.*]] = llvm.add %[[M]], %[[J]] overflow<nsw> : i64
+  // CHECK-NEXT: %[[A:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<4x8xf32> to !llvm.ptr
   // CHECK-NEXT: %[[P:.*]] = llvm.getelementptr inbounds %[[A]][%[[OFF]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
   // CHECK-NEXT: llvm.load %[[P]] : !llvm.ptr -> f32
   // CHECKED: llvm.icmp "ult"
   // CHECKED: llvm.select
   // CHECKED: llvm.mlir.addressof @graphopt_bounds_error
   %x = memref.load %a[%i, %j] : memref<4x8xf32>
+  // Constant indices are a constant offset from the address of the dynamic
+  // part, which the accesses of one block share.
+  // CHECK: %[[R:.*]] = llvm.getelementptr inbounds %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+  // CHECK-NEXT: %[[R3:.*]] = llvm.getelementptr inbounds %[[R]][3] : (!llvm.ptr) -> !llvm.ptr, f32
+  // CHECK-NEXT: llvm.store %{{.*}}, %[[R3]] : f32, !llvm.ptr
+  // CHECK-NEXT: %[[R5:.*]] = llvm.getelementptr inbounds %[[R]][5] : (!llvm.ptr) -> !llvm.ptr, f32
+  // CHECK-NEXT: llvm.store %{{.*}}, %[[R5]] : f32, !llvm.ptr
+  %c3 = arith.constant 3 : index
+  %c5 = arith.constant 5 : index
+  memref.store %x, %a[%i, %c3] : memref<4x8xf32>
+  memref.store %x, %a[%i, %c5] : memref<4x8xf32>
   // An i1 element is a byte.
   // CHECK: %[[BYTE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i8
   // CHECK-NEXT: llvm.trunc %[[BYTE]] : i8 to i1
