@@ -115,7 +115,7 @@ def convert_scf_to_cf(module: ModuleOp) -> None:
     ConversionPass.run(module, {
         scf.ForOp: GreedyRewritePatternApplier([SimplifyTrivialLoops(), ForLowering()], dce_enabled=False),
         scf.IfOp: GreedyRewritePatternApplier([IfPropagateConstantCondition(), IfLowering()], dce_enabled=False),
-    })  # fmt: skip
+    }, walker=True)  # fmt: skip
 
 
 def convert_in_one_walk(module: ModuleOp, bounds_check: bool = False) -> None:
@@ -135,7 +135,7 @@ def convert_in_one_walk(module: ModuleOp, bounds_check: bool = False) -> None:
     for step, table in zip(steps, tables):
         step.finish(module, table)
     if not state.fold_casts():
-        ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()})
+        ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()}, walker=True)
 
 
 def lower_loop_to_llvm(module: ModuleOp, max_inline_constant_bytes: int = 4096, bounds_check: bool = False) -> None:

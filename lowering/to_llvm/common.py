@@ -75,8 +75,19 @@ class LoopToLLVMError(LoweringError):
     """The loop-level module cannot be lowered (unsupported op, bad ABI...)."""
 
 
+_LLVM_TYPES: dict[Attribute, Attribute] = {}
+
+
 def llvm_type(t: Attribute) -> Attribute:
-    """The llvm-dialect type of a loop-level type."""
+    """The llvm-dialect type of a loop-level type (cached: ``isinstance`` on
+    xDSL's abstract type classes is slow, and a module has few types)."""
+    hit = _LLVM_TYPES.get(t)
+    if hit is None:
+        hit = _LLVM_TYPES[t] = _llvm_type(t)
+    return hit
+
+
+def _llvm_type(t: Attribute) -> Attribute:
     if isinstance(t, MemRefType):
         return PTR
     if isinstance(t, IndexType):
@@ -382,10 +393,31 @@ class ConversionPass(ModulePass):
         self.finish(op, patterns)
 
     @staticmethod
-    def run(module: ModuleOp, patterns: dict[type[Operation], RewritePattern]) -> None:
+    def run(module: ModuleOp, patterns: dict[type[Operation], RewritePattern], walker: bool = False) -> None:
+        """Apply ``patterns`` to the module's ops in one forward walk.
+
+        The ops are listed first and each is offered to its pattern once (ops
+        a pattern inserts are already converted); an op erased meanwhile is
+        skipped.  This is what xDSL's ``PatternRewriteWalker`` without
+        recursion does, without its worklist bookkeeping for every inserted
+        op.  ``walker=True`` runs that walker instead, for patterns that erase
+        ops other than the matched one (scf-to-cf)."""
         token = _SHARED.set({})
         try:
-            PatternRewriteWalker(Dispatch(patterns), apply_recursively=False).rewrite_module(module)
+            if walker:
+                PatternRewriteWalker(Dispatch(patterns), apply_recursively=False).rewrite_module(module)
+                return
+            rewriter = PatternRewriter(InsertPoint.at_end(module.body.block))
+            for op in list(module.walk()):
+                pattern = patterns.get(type(op))
+                if pattern is None or op.parent is None:
+                    continue
+                rewriter.current_operation = op
+                rewriter.insertion_point = InsertPoint.before(op)
+                try:
+                    pattern.match_and_rewrite(op, rewriter)
+                except Exception as err:  # located as PatternRewriteWalker does
+                    op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
         finally:
             _SHARED.reset(token)
 
