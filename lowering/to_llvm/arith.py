@@ -25,7 +25,7 @@ from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, binop, constant_int, llvm_type
+from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, binop, build, constant_int, llvm_type
 from graphopt.lowering.to_llvm.scalar import (
     Emitter,
     Handler,
@@ -229,8 +229,7 @@ def _int_resize(e: Emitter, v: SSAValue, to: Attribute, signed: bool) -> SSAValu
         return v
     if wf > wt:
         return e.emit(llvm.TruncOp(v, to)).results[0]
-    cls = llvm.SExtOp if signed else llvm.ZExtOp
-    return e.emit(cls(v, to)).results[0]
+    return e.emit(build(llvm.SExtOp if signed else llvm.ZExtOp, (v,), (to,))).results[0]
 
 
 def _res_type(op: Operation) -> Attribute:

@@ -14,7 +14,7 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, retype_block_arguments
+from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, build, retype_block_arguments, segments
 
 
 class BranchPattern(RewritePattern):
@@ -25,13 +25,13 @@ class BranchPattern(RewritePattern):
         for block in op.successors:
             retype_block_arguments(rewriter, block)
         if isinstance(op, cf.BranchOp):
-            new: Operation = llvm.BrOp(op.successor, *(as_llvm(rewriter, a, at) for a in op.arguments))
+            args = [as_llvm(rewriter, a, at) for a in op.arguments]
+            new: Operation = build(llvm.BrOp, args, successors=(op.successor,))
         else:
-            new = llvm.CondBrOp(
-                op.cond,
-                op.then_block, [as_llvm(rewriter, a, at) for a in op.then_arguments],
-                op.else_block, [as_llvm(rewriter, a, at) for a in op.else_arguments],
-            )  # fmt: skip
+            then = [as_llvm(rewriter, a, at) for a in op.then_arguments]
+            other = [as_llvm(rewriter, a, at) for a in op.else_arguments]
+            props = {"operandSegmentSizes": segments(1, len(then), len(other))}
+            new = build(llvm.CondBrOp, [op.cond, *then, *other], (), props, (op.then_block, op.else_block))
         rewriter.replace(op, [new], [])
 
 

@@ -258,17 +258,27 @@ _Op = TypeVar("_Op", bound=Operation)
 _PLAIN: set[type[Operation]] = set()
 
 
-def build(cls: type[_Op], operands: Sequence[SSAValue], result_types: Sequence[Attribute] = (), properties: dict | None = None) -> _Op:
+def build(
+    cls: type[_Op], operands: Sequence[SSAValue], result_types: Sequence[Attribute] = (),
+    properties: dict | None = None, successors: Sequence[Block] = (),
+) -> _Op:  # fmt: skip
     """``cls`` from its operands, result types and properties, without IRDL's
     generic argument handling (four times cheaper, and a model's conversion
     builds tens of thousands of ops).  ``properties`` are the ones the class's
-    own constructor sets; ops with segment sizes are not built this way."""
+    own constructor sets, segment sizes included."""
     if cls not in _PLAIN:
-        assert not any(isinstance(o, AttrSizedSegments) for o in cls.get_irdl_definition().options), cls.name
+        segmented = any(isinstance(o, AttrSizedSegments) for o in cls.get_irdl_definition().options)
+        assert not segmented or "operandSegmentSizes" in (properties or {}), cls.name
         _PLAIN.add(cls)
     op = cls.__new__(cls)
-    Operation.__init__(op, operands=operands, result_types=result_types, properties=properties or {})
+    Operation.__init__(op, operands=operands, result_types=result_types, properties=properties or {}, successors=successors)
     return op
+
+
+@functools.lru_cache(maxsize=256)
+def segments(*sizes: int) -> DenseArrayBase:
+    """The ``operandSegmentSizes`` of an op with operand groups."""
+    return DenseArrayBase.from_list(i32, sizes)
 
 
 NO_WRAP = IntegerAttr(0, 32)  # the overflow flags of llvm.add... without flags

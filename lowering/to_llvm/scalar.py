@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, ModuleOp, VectorType, i64
+from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, ModuleOp, VectorType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from graphopt.lowering.to_llvm.common import as_llvm, cast_back, const as _const, int_attr, llvm_type
+from graphopt.lowering.to_llvm.common import as_llvm, build, cast_back, const as _const, int_attr, llvm_type
 
 
 class Emitter:
@@ -88,11 +88,12 @@ Handler = Callable[[Emitter, Operation, list[SSAValue]], list[SSAValue]]
 
 def _icmp(e: Emitter, pred: str, a: SSAValue, b: SSAValue) -> SSAValue:
     p = int_attr(llvm.ICmpPredicateFlag(pred).to_int(), i64)
-    return e.emit(llvm.ICmpOp(a, b, p)).results[0]
+    rt = VectorType(i1, a.type.get_shape()) if isinstance(a.type, VectorType) else i1
+    return e.emit(build(llvm.ICmpOp, (a, b), (rt,), {"predicate": p})).results[0]
 
 
 def _select(e: Emitter, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
-    return e.emit(llvm.SelectOp(c, a, b)).results[0]
+    return e.emit(build(llvm.SelectOp, (c, a, b), (a.type,))).results[0]
 
 
 def is_scalar(t: Attribute) -> bool:

@@ -11,10 +11,11 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from xdsl.dialects import llvm, vector
-from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, VectorType, i32, i64
+from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
@@ -23,6 +24,8 @@ from graphopt.lowering.to_llvm.common import (
     ConversionPass,
     LoopToLLVMError,
     as_llvm,
+    build,
+    const,
     load,
     memref_type,
     replace_with_llvm,
@@ -48,6 +51,11 @@ class AccessPattern(RewritePattern):
             replace_with_llvm(rewriter, op, [store(value, ptr, _alignment(op))], [])
 
 
+@functools.lru_cache(maxsize=16)
+def _zeros(n: int) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i32, [0] * n)
+
+
 class BroadcastPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         assert isinstance(op, vector.BroadcastOp)
@@ -57,18 +65,16 @@ class BroadcastPattern(RewritePattern):
             raise LoopToLLVMError(f"vector.broadcast {op.source.type} to {vt}: only scalar to 1-D is supported")
         at = InsertPoint.before(op)
         scalar = as_llvm(rewriter, op.source, at)
-        undef = llvm.UndefOp(vt)
-        zero = llvm.ConstantOp(IntegerAttr(0, i32), i32)
-        ins = llvm.InsertElementOp(undef.res, scalar, zero.result)
-        n = vt.get_shape()[0]
-        shuffle = llvm.ShuffleVectorOp(ins.res, undef.res, DenseArrayBase.from_list(i32, [0] * n), vt)
-        replace_with_llvm(rewriter, op, [undef, zero, ins, shuffle], shuffle.results)
+        undef = build(llvm.UndefOp, (), (vt,))
+        ins = build(llvm.InsertElementOp, (undef.res, scalar, const(rewriter, at, 0, i32)), (vt,))
+        shuffle = build(llvm.ShuffleVectorOp, (ins.res, undef.res), (vt,), {"mask": _zeros(vt.get_shape()[0])})
+        replace_with_llvm(rewriter, op, [undef, ins, shuffle], shuffle.results)
 
 
 class FMAPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         assert isinstance(op, vector.FMAOp)
-        fma = llvm.FMAOp(op.lhs, op.rhs, op.acc)
+        fma = build(llvm.FMAOp, (op.lhs, op.rhs, op.acc), (op.lhs.type,))
         replace_with_llvm(rewriter, op, [fma], fma.results)
 
 

@@ -2,6 +2,8 @@
 
 // CHECK-LABEL: func.func @ops
 func.func @ops(%a: memref<4x32xf32>, %x: f32, %i: index, %j: index) {
+  // Constants are made once, at the function's entry.
+  // CHECK: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
   // The indices are linearised into an element GEP, the vector loaded from it.
   // CHECK: %[[M:.*]] = llvm.mul %{{.*}}, %{{.*}} overflow<nsw> : i64
   // CHECK: %[[OFF:.*]] = llvm.add %[[M]], %{{.*}} overflow<nsw> : i64
@@ -11,7 +13,6 @@ func.func @ops(%a: memref<4x32xf32>, %x: f32, %i: index, %j: index) {
   %v = vector.load %a[%i, %j] : memref<4x32xf32>, vector<16xf32>
   // A scalar broadcast is insertelement into lane 0 and an all-zero shuffle.
   // CHECK: %[[U:.*]] = llvm.mlir.undef : vector<16xf32>
-  // CHECK-NEXT: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
   // CHECK-NEXT: %[[INS:.*]] = llvm.insertelement %{{.*}}, %[[U]][%[[Z]] : i32] : vector<16xf32>
   // CHECK-NEXT: %[[B:.*]] = llvm.shufflevector %[[INS]], %[[U]] [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] : vector<16xf32>
   %b = vector.broadcast %x : f32 to vector<16xf32>
