@@ -115,7 +115,7 @@ def convert_scf_to_cf(module: ModuleOp) -> None:
     ConversionPass.run(module, {
         scf.ForOp: GreedyRewritePatternApplier([SimplifyTrivialLoops(), ForLowering()], dce_enabled=False),
         scf.IfOp: GreedyRewritePatternApplier([IfPropagateConstantCondition(), IfLowering()], dce_enabled=False),
-    }, walker=True)  # fmt: skip
+    })  # fmt: skip
 
 
 def convert_in_one_walk(module: ModuleOp, bounds_check: bool = False) -> None:

@@ -14,7 +14,8 @@ reassociates where the flags allow).  Where LLVM has no instruction:
 
 Integer arithmetic on constants, and adding 0 or multiplying by 1, is folded
 (:func:`fold`): index arithmetic of loop bounds and of one-iteration loops
-emits no instruction.
+emits no instruction; an integer op equal to one before it in its block is
+that op (``PURE``).
 """
 
 from __future__ import annotations
@@ -276,10 +277,19 @@ ELEMENTWISE = frozenset(
 )  # fmt: skip
 
 
+#: Integer ops a preceding equal op of the same block replaces (index
+#: arithmetic the kernels repeat per access).
+PURE = frozenset(
+    {arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.RemSIOp, arith.FloorDivSIOp,
+     arith.CeilDivSIOp, arith.MaxSIOp, arith.MinSIOp, arith.CmpiOp, arith.IndexCastOp, arith.ExtSIOp,
+     arith.ExtUIOp, arith.TruncIOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRSIOp}
+)  # fmt: skip
+
+
 @dataclass(frozen=True)
 class ConvertArithToLLVMPass(ConversionPass):
     name = "convert-arith-to-llvm"
 
     def patterns(self):
-        pattern = ScalarPattern(HANDLERS, elementwise=ELEMENTWISE, folders=FOLD, fold=fold)
+        pattern = ScalarPattern(HANDLERS, elementwise=ELEMENTWISE, folders=FOLD, fold=fold, pure=PURE)
         return dict.fromkeys(HANDLERS, pattern)

@@ -25,7 +25,7 @@ ways give the same LLVM IR (tests/unit/test_loop_to_llvm.py).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -331,6 +331,18 @@ def shared() -> dict | None:
     return _SHARED.get()
 
 
+def reuse(key: tuple, make: Callable[[], SSAValue]) -> SSAValue:
+    """The value made for ``key`` earlier in this walk, else ``make()``
+    (recorded).  Keys name their block where the value is only valid there."""
+    table = _SHARED.get()
+    if table is None:
+        return make()
+    hit = table.get(key)
+    if hit is None:
+        hit = table[key] = make()
+    return hit
+
+
 def _entry_block(at: InsertPoint) -> Block | None:
     """The entry block of the function around ``at`` (it dominates ``at``)."""
     block: Block | None = at.block
@@ -410,8 +422,7 @@ class ConversionPass(ModulePass):
         a pattern inserts are already converted); an op erased meanwhile is
         skipped.  This is what xDSL's ``PatternRewriteWalker`` without
         recursion does, without its worklist bookkeeping for every inserted
-        op.  ``walker=True`` runs that walker instead, for patterns that erase
-        ops other than the matched one (scf-to-cf)."""
+        op.  ``walker=True`` runs that walker instead."""
         token = _SHARED.set({})
         try:
             if walker:
@@ -420,8 +431,9 @@ class ConversionPass(ModulePass):
             rewriter = PatternRewriter(InsertPoint.at_end(module.body.block))
             for op in list(module.walk()):
                 pattern = patterns.get(type(op))
-                if pattern is None or op.parent is None:
+                if pattern is None or not _attached(op, module):
                     continue
+                rewriter.has_done_action = False
                 rewriter.current_operation = op
                 rewriter.insertion_point = InsertPoint.before(op)
                 try:
@@ -430,6 +442,13 @@ class ConversionPass(ModulePass):
                     op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
         finally:
             _SHARED.reset(token)
+
+
+def _attached(op: Operation, module: ModuleOp) -> bool:
+    """``op`` is still in ``module`` (not erased, nor inside an erased op)."""
+    while (parent := op.parent_op()) is not None:
+        op = parent
+    return op is module
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:

@@ -135,7 +135,7 @@ def _call(f: _Function, op: llvm.CallOp) -> str:
 def _intrinsic(f: _Function, op: Operation, name: str, ret: Attribute | None) -> str:
     args = op.operands
     f.declare(name, ret, [a.type for a in args])
-    return f"call {ty(ret) if ret is not None else 'void'} @{name}({', '.join(f.tv(a) for a in args)})"
+    return f"call {ty(ret) if ret is not None else 'void'} @\"{name}\"({', '.join(f.tv(a) for a in args)})"
 
 
 def _fma(f: _Function, op: llvm.FMAOp) -> str:
@@ -323,7 +323,7 @@ def print_llvm_ir(module: ModuleOp, target_triple: str) -> str:
 
     def declare(name: str, ret: Attribute | None, args: list[Attribute]) -> None:
         if name not in decls:
-            decls[name] = f"declare {ty(ret) if ret is not None else 'void'} @{name}({', '.join(ty(a) for a in args)})\n"
+            decls[name] = f"declare {ty(ret) if ret is not None else 'void'} @\"{name}\"({', '.join(ty(a) for a in args)})\n"
 
     for op in module.ops:
         if isinstance(op, llvm.GlobalOp):

@@ -61,7 +61,7 @@ from graphopt.lowering.to_llvm.common import (
     memref_type,
     num_elements,
     replace_with_llvm,
-    shared,
+    reuse,
     static_memref,
     storage_type,
     store,
@@ -73,10 +73,10 @@ BOUNDS_FLAG = "graphopt_bounds_error"
 def element_ptr(rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_values, bounds_check: bool = False) -> SSAValue:
     """The address of ``ref[indices]`` (row-major) for ``op``, a load or store.
 
-    Constant indices fold into one constant offset.  The address of the
-    dynamic part is shared by the accesses of one block to ``ref`` with the
-    same dynamic indices, so each of them is one constant-offset
-    ``getelementptr``."""
+    Constant indices fold into one constant offset.  Within a block, the
+    accesses share the products ``index * stride``, the offset of the same
+    dynamic indices, the address of that part in ``ref`` and whole addresses:
+    an access is at most one constant-offset ``getelementptr`` more."""
     t = static_memref(memref_type(ref), op.name)
     at = InsertPoint.before(op)
     shape = t.get_shape()
@@ -102,29 +102,33 @@ def element_ptr(rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_v
             dynamic.append((value, stride))
         else:
             offset += k * stride
-    if dynamic:
-        # Keyed by the op's own operands (the same values however far the
-        # other dialects are converted) and its dialect (one walk or each
-        # step on its own give the same IR).
-        table, key = shared(), ("address", op.dialect_name(), at.block, ref, tuple(dynamic))
-        hit = table.get(key) if table is not None else None
-        if hit is None:
-            linear: SSAValue | None = None
-            for value, stride in dynamic:
-                term = as_llvm(rewriter, value, at)
-                if stride != 1:
-                    term = emit(binop(llvm.MulOp, term, const(rewriter, at, stride, i64), nsw=True))
-                linear = term if linear is None else emit(binop(llvm.AddOp, linear, term, nsw=True))
-            assert linear is not None
-            hit = emit(gep(as_llvm(rewriter, ref, at), linear, st))
-            if table is not None:
-                table[key] = hit
-        base = hit
-    else:
-        base = as_llvm(rewriter, ref, at)
-    if offset == 0:
-        return base
-    return emit(gep(base, offset if offset < 2**31 else const(rewriter, at, offset, i64), st))
+    # Keyed by the op's own operands (the same values however far the other
+    # dialects are converted) and its dialect: one walk and each step on its
+    # own give the same IR.
+    where = (op.dialect_name(), at.block)
+
+    def product(value: SSAValue, stride: int) -> SSAValue:
+        term = as_llvm(rewriter, value, at)
+        return term if stride == 1 else emit(binop(llvm.MulOp, term, const(rewriter, at, stride, i64), nsw=True))
+
+    def linear() -> SSAValue:
+        terms = [reuse(("term", *where, v, k), lambda v=v, k=k: product(v, k)) for v, k in dynamic]
+        total = terms[0]
+        for term in terms[1:]:
+            total = emit(binop(llvm.AddOp, total, term, nsw=True))
+        return total
+
+    def address() -> SSAValue:
+        if not dynamic:
+            return as_llvm(rewriter, ref, at)
+        index = reuse(("linear", *where, tuple(dynamic)), linear)
+        return emit(gep(as_llvm(rewriter, ref, at), index, st))
+
+    def element() -> SSAValue:
+        base = reuse(("address", *where, ref, tuple(dynamic)), address)
+        return base if offset == 0 else emit(gep(base, offset if offset < 2**31 else const(rewriter, at, offset, i64), st))
+
+    return reuse(("element", *where, ref, tuple(dynamic), offset), element)
 
 
 def _checked_ptr(rewriter, at, base, shape, st, indices, emit) -> SSAValue:

@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from graphopt.lowering.to_llvm.common import as_llvm, build, cast_back, const as _const, int_attr, llvm_type
+from graphopt.lowering.to_llvm.common import as_llvm, build, cast_back, const as _const, constant_int, int_attr, llvm_type, shared
 
 
 class Emitter:
@@ -115,6 +115,7 @@ class ScalarPattern(RewritePattern):
     elementwise: frozenset[type[Operation]] = frozenset()  # also on vectors
     folders: Mapping[type[Operation], object] = field(default_factory=dict)  # ops ``fold`` may fold
     fold: Callable[[Emitter, Operation, list[SSAValue]], list[SSAValue] | None] | None = None
+    pure: frozenset[type[Operation]] = frozenset()  # integer ops an equal op of the block replaces
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         handler = self.handlers.get(type(op))
@@ -122,17 +123,31 @@ class ScalarPattern(RewritePattern):
         if handler is None or not all(ok(v.type) for v in (*op.operands, *op.results)):
             return
         at = InsertPoint.before(op)
+        key, table = None, shared()
+        if type(op) in self.pure and table is not None and isinstance(op.results[0].type, IntegerType | IndexType):
+            # Keyed by the op's own operands, constants by value, as
+            # memref.element_ptr: one walk and the steps give the same IR.
+            args = tuple(("c", k) if (k := constant_int(v)) is not None else v for v in op.operands)
+            key = ("pure", at.block, type(op), op.results[0].type, tuple(op.properties.items()), args)
+            if (hit := table.get(key)) is not None:
+                rewriter.replace(op, [], hit)
+                return
         operands = [as_llvm(rewriter, v, at) for v in op.operands]
         e = Emitter(rewriter, op, self.externals)
         results = self.fold(e, op, operands) if type(op) in self.folders and self.fold is not None else None
         if results is None:
             results = handler(e, op, operands)
+        else:  # an operand itself stands for the result: no cast back
+            results = [op.operands[operands.index(r)] if r in operands else r for r in results]
         flags = getattr(op.properties.get("fastmath"), "data", None)
         if flags:
             for new in e.created:
                 if isinstance(new, llvm.AbstractFloatArithOp | llvm.FNegOp):
                     new.properties["fastmathFlags"] = llvm.FastMathAttr(flags)
-        rewriter.replace(op, [], [cast_back(rewriter, r, old.type, at) for r, old in zip(results, op.results, strict=True)])
+        new_results = [cast_back(rewriter, r, old.type, at) for r, old in zip(results, op.results, strict=True)]
+        rewriter.replace(op, [], new_results)
+        if key is not None:
+            table[key] = new_results  # type: ignore[index]
 
 
 def declare_externals(module: ModuleOp, externals: dict[str, llvm.LLVMFunctionType]) -> None:

@@ -17,9 +17,9 @@
 // CHECK-NOT:   scf.for
 // LLVM-LABEL: define internal void @"cat_k0_concat"
 // LLVM-SAME:  (ptr %[[A:[^,]*]], ptr %[[B:[^,]*]], ptr %[[OUT:[^)]*]])
-// LLVM:       call void @"llvm.memcpy.p0.p0.i64"(ptr %[[OUT]], ptr %[[A]], i64 48, i1 0)
+// LLVM:       call void @"llvm.memcpy.p0.p0.i64"(ptr %[[OUT]], ptr %[[A]], i64 48, i1 false)
 // LLVM:       %[[AT:.*]] = getelementptr inbounds float, ptr %[[OUT]], i32 12
-// LLVM:       call void @"llvm.memcpy.p0.p0.i64"(ptr %[[AT]], ptr %[[B]], i64 32, i1 0)
+// LLVM:       call void @"llvm.memcpy.p0.p0.i64"(ptr %[[AT]], ptr %[[B]], i64 32, i1 false)
 // RESULT: check: OK (1 outputs match the reference)
 func.func @cat(%a: tensor<1x3x2x2xf32>, %b: tensor<1x2x2x2xf32>) -> tensor<1x5x2x2xf32> {
   %r = graph.concat %a, %b {axis = 1 : i64} : (tensor<1x3x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x5x2x2xf32>
