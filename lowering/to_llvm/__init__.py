@@ -135,7 +135,7 @@ def convert_in_one_walk(module: ModuleOp, bounds_check: bool = False) -> None:
     for step, table in zip(steps, tables):
         step.finish(module, table)
     if not state.fold_casts():
-        ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()}, walker=True)
+        ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()})
 
 
 def lower_loop_to_llvm(module: ModuleOp, max_inline_constant_bytes: int = 4096, bounds_check: bool = False) -> None:

@@ -60,7 +60,6 @@ from xdsl.irdl import AttrSizedSegments
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -378,18 +377,6 @@ def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Att
     return op.results[0]
 
 
-@dataclass
-class Dispatch(RewritePattern):
-    """One pattern per op class, looked up once per op (cheaper than trying
-    every pattern on every op)."""
-
-    table: dict[type[Operation], RewritePattern]
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if (pattern := self.table.get(type(op))) is not None:
-            pattern.match_and_rewrite(op, rewriter)
-
-
 @dataclass(frozen=True)
 class ConversionPass(ModulePass):
     """A pass applying its ``patterns()`` (op class -> pattern) once over the
@@ -415,19 +402,16 @@ class ConversionPass(ModulePass):
         self.finish(op, patterns)
 
     @staticmethod
-    def run(module: ModuleOp, patterns: dict[type[Operation], RewritePattern], walker: bool = False) -> None:
+    def run(module: ModuleOp, patterns: dict[type[Operation], RewritePattern]) -> None:
         """Apply ``patterns`` to the module's ops in one forward walk.
 
         The ops are listed first and each is offered to its pattern once (ops
         a pattern inserts are already converted); an op erased meanwhile is
         skipped.  This is what xDSL's ``PatternRewriteWalker`` without
         recursion does, without its worklist bookkeeping for every inserted
-        op.  ``walker=True`` runs that walker instead."""
+        op."""
         token = _SHARED.set({})
         try:
-            if walker:
-                PatternRewriteWalker(Dispatch(patterns), apply_recursively=False).rewrite_module(module)
-                return
             rewriter = PatternRewriter(InsertPoint.at_end(module.body.block))
             for op in list(module.walk()):
                 pattern = patterns.get(type(op))

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from graphopt.lowering.to_llvm.common import LoopToLLVMError, dense_to_numpy
+from graphopt.lowering.to_llvm.scalar import _tsuffix
 
 _FLAGS = ("reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn")  # LLVM's order
 _TYPES: dict[Attribute, str] = {}
@@ -52,8 +53,6 @@ def ty(t: Attribute) -> str:
             s = f"<{t.get_shape()[0]} x {ty(t.element_type)}>"
         elif isinstance(t, llvm.LLVMArrayType):
             s = f"[{t.size.data} x {ty(t.type)}]"
-        elif isinstance(t, llvm.LLVMStructType):
-            s = "{ " + ", ".join(ty(e) for e in t.types.data) + " }"
         elif isinstance(t, llvm.LLVMVoidType):
             s = "void"
         else:
@@ -138,13 +137,6 @@ def _intrinsic(f: _Function, op: Operation, name: str, ret: Attribute | None) ->
     return f"call {ty(ret) if ret is not None else 'void'} @\"{name}\"({', '.join(f.tv(a) for a in args)})"
 
 
-def _fma(f: _Function, op: llvm.FMAOp) -> str:
-    t = op.res.type
-    suffix = f"v{t.get_shape()[0]}{ty(t.element_type)}" if isinstance(t, VectorType) else ty(t)
-    suffix = suffix.replace("float", "f32").replace("double", "f64").replace("half", "f16")
-    return _intrinsic(f, op, f"llvm.fma.{suffix}", t)
-
-
 def _branch(f: _Function, op: Operation) -> str:
     if isinstance(op, llvm.BrOp):
         return f"br label %{f.blocks[op.successor]}"
@@ -167,12 +159,11 @@ _PRINTERS = {
         (llvm.UDivOp, "udiv"), (llvm.SRemOp, "srem"), (llvm.URemOp, "urem"), (llvm.AndOp, "and"),
         (llvm.OrOp, "or"), (llvm.XOrOp, "xor"), (llvm.ShlOp, "shl"), (llvm.LShrOp, "lshr"),
         (llvm.AShrOp, "ashr"), (llvm.FAddOp, "fadd"), (llvm.FSubOp, "fsub"), (llvm.FMulOp, "fmul"),
-        (llvm.FDivOp, "fdiv"), (llvm.FRemOp, "frem"),
+        (llvm.FDivOp, "fdiv"),
     )},
     **{cls: _cast(name) for cls, name in (
         (llvm.TruncOp, "trunc"), (llvm.ZExtOp, "zext"), (llvm.SExtOp, "sext"), (llvm.BitcastOp, "bitcast"),
         (llvm.SIToFPOp, "sitofp"), (llvm.FPExtOp, "fpext"), (llvm.FPTruncOp, "fptrunc"),
-        (llvm.PtrToIntOp, "ptrtoint"), (llvm.IntToPtrOp, "inttoptr"),
     )},
     llvm.ICmpOp: lambda f, op: f"icmp {_ICMP[op.predicate.value.data]} {f.tv(op.lhs)}, {f.v(op.rhs)}",
     llvm.FCmpOp: lambda f, op: f"fcmp{_flags(op)} {_FCMP[op.predicate.value.data]} {f.tv(op.lhs)}, {f.v(op.rhs)}",
@@ -184,22 +175,18 @@ _PRINTERS = {
     llvm.AllocaOp: lambda f, op: f"alloca {ty(op.elem_type)}, {f.tv(op.size)}{_align(op)}",
     llvm.CallOp: _call,
     llvm.CallIntrinsicOp: lambda f, op: _intrinsic(f, op, op.intrin.data, op.ress.type if op.ress else None),
-    llvm.FMAOp: _fma,
+    llvm.FMAOp: lambda f, op: _intrinsic(f, op, f"llvm.fma.{_tsuffix(op.res.type)}", op.res.type),
     llvm.InsertElementOp: lambda f, op: f"insertelement {f.tv(op.vector)}, {f.tv(op.value)}, {f.tv(op.index)}",
-    llvm.ExtractValueOp: lambda f, op: f"extractvalue {f.tv(op.container)}, "
-    + ", ".join(str(i) for i in op.position.get_values()),
     llvm.ShuffleVectorOp: _shuffle,
     llvm.BrOp: _branch,
     llvm.CondBrOp: _branch,
     llvm.ReturnOp: lambda f, op: f"ret {f.tv(op.arg)}" if op.arg is not None else "ret void",
-    llvm.UnreachableOp: lambda f, op: "unreachable",
 }  # fmt: skip
 
 #: Ops printed where their result is used, not as instructions.
 _INLINE = {
     llvm.ConstantOp: _constant,
     llvm.UndefOp: lambda op: "undef",
-    llvm.ZeroOp: lambda op: "zeroinitializer" if not isinstance(op.res.type, llvm.LLVMPointerType) else "null",
     llvm.AddressOfOp: lambda op: f'@"{op.global_name.root_reference.data}"',
 }
 

@@ -50,7 +50,7 @@ def step_by_step(module, bounds_check: bool) -> None:
         ConvertMemRefToLLVMPass(bounds_check), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass(),
     ):  # fmt: skip
         step.convert(module)
-    ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()}, walker=True)
+    ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()})
     check_lowered(module)
 
 
