@@ -169,12 +169,27 @@ def split_times(before: dict, after: dict, caller: int) -> tuple[float, float, f
     return me * 1e-9, pool * 1e-9, queued * 1e-9
 
 
+def realtime(on: bool) -> None:
+    """Every thread of this process (the pool's workers included) at
+    ``SCHED_FIFO`` priority 1, or back to ``SCHED_OTHER``."""
+    policy, param = (os.SCHED_FIFO, os.sched_param(1)) if on else (os.SCHED_OTHER, os.sched_param(0))
+    for tid in map(int, os.listdir("/proc/self/task")):
+        try:
+            os.sched_setscheduler(tid, policy, param)
+        except OSError as e:  # no permission, or the thread ended
+            if on and e.errno == 1:
+                raise SystemExit("--realtime needs the permission to set SCHED_FIFO (root)") from None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="resnet50")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--top", type=int, default=30, help="rows of the per-class table")
     parser.add_argument("--kernels", action="store_true", help="one row per kernel instead of per class")
+    parser.add_argument("--realtime", action="store_true",
+                        help="time with every thread of the process at SCHED_FIFO priority (needs root): "
+                             "other processes cannot take a CPU from it, as on an idle machine")  # fmt: skip
     args = parser.parse_args()
 
     cost = empty_region_cost(args.repeats)
@@ -207,6 +222,8 @@ def main() -> None:
     model: list[tuple[float, ...]] = []
     # kernel -> samples of (1-thread CPU, 2-thread wall, caller CPU, pool CPU, queued)
     samples: dict[str, list[tuple[float, ...]]] = defaultdict(list)
+    if args.realtime:
+        realtime(True)
     for _ in range(args.repeats):
         whole.num_threads = 1
         t0 = time.thread_time()
@@ -231,6 +248,9 @@ def main() -> None:
             cfunc(*ptrs)
             w1, after = time.perf_counter(), thread_times()
             samples[k.name].append((c1, w1 - w0, *split_times(before, after, caller)))
+
+    if args.realtime:
+        realtime(False)
 
     def summary(k: str) -> np.ndarray:
         """Medians of (1t CPU, caller CPU, pool CPU, wall, wall of the samples

@@ -141,6 +141,28 @@ def test_conv_schedule_at_1_and_2_threads(n, c, h, w, o, k, s, pads, d, g, weigh
     check(got, np.maximum(conv_ref(xs, ws, (s, s), pads, (d, d), g), 0))
 
 
+@pytest.mark.parametrize("c, o, hw", [(32, 48, 14), (24, 40, 7)])
+def test_pointwise_conv_tail_panel_rows_at_1_and_2_threads(c, o, hw) -> None:
+    """A 1x1 conv is a GEMM over the pixels: 196 = 6 panels of 32 + a tail
+    of 4 (49 = 32 + 17), whose rows of tiles run in parallel after the
+    parallel panel loop."""
+    rng = np.random.default_rng(c)
+    xs, ws = rng.standard_normal((1, c, hw, hw)).astype(np.float32), rng.standard_normal((o, c, 1, 1)).astype(np.float32)
+    b = GraphBuilder("f")
+    module = b.build(b.relu(b.conv2d(b.input(xs.shape, name="x"), b.constant(ws), (1, 1), (0, 0, 0, 0), (1, 1), 1)))
+    cm = compile_threaded(module, opt_level=2)
+    assert cm.llvm_ir.count("@\"GOMP_parallel\"(") >= 2  # the panels, then the tail's rows
+    check(call_threaded(cm, [xs])[0], np.maximum(conv_ref(xs, ws, (1, 1), (0, 0, 0, 0), (1, 1), 1), 0))
+
+
+@pytest.mark.parametrize(
+    "m, k, split",
+    [(256, 1024, True), (1024, 256, True), (512, 128, False), (128, 512, False), (2000, 600, True)],
+)
+def test_gemm_panel_rows_split_choice(m, k, split) -> None:
+    assert parallel_split.split_panel_rows(m, k) is split
+
+
 @pytest.mark.parametrize("c,h,w,k,pads,d", DEPTHWISE)
 def test_depthwise_at_1_and_2_threads(c, h, w, k, pads, d) -> None:
     rng = np.random.default_rng(c)
