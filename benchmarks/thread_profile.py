@@ -1,26 +1,29 @@
-"""Where the second thread's time goes: every kernel of a model at 1 and 2
-threads, and the cost of one empty parallel region.
+"""Where the second thread's time goes: every kernel of a model (and the
+whole model) at 1 and 2 threads, with the calling thread's and the pool's
+CPU time apart, and the cost of one empty parallel region.
 
 The model (``models.py``, dense random weights as in ``resnet50.py``) is cut
 into one function per kernel as ``kernel_profile.py`` does, all compiled into
 one module; one sample calls every kernel once, in model order, on the
-arrays its producers wrote, first at 1 thread and then at 2 (the module's
-thread count is switched between the two passes), so the 1- and 2-thread
-times of a kernel are interleaved.  Per kernel: the calling thread's CPU
-time at 1 thread, and at 2 threads the wall time and the CPU time of the
-whole process (both workers); medians.  From these:
+arrays its producers wrote, first at 1 thread and then at 2 (the thread count
+is switched between the passes), interleaved with whole-model calls (-O3) at
+1 and 2 threads; medians.  Per call: the calling thread's CPU time at 1
+thread; at 2 threads the wall time and the CPU time of the calling thread
+and of the pool's worker, each from its own thread CPU clock, and the time
+both waited in the run queue (``/proc/self/task/*/schedstat``).  On a shared
+machine the wall time mostly measures the other processes; the per-thread
+CPU times do not, so the table derives from them:
 
-* extra CPU = 2-thread CPU - 1-thread CPU (the work the split adds: the
-  wake-up, duplicated panel copies, a slower memory system...);
-* idle = 2 x wall - 2-thread CPU (a core waiting: imbalance, a serial part,
-  the wake-up latency);
-* the number of parallel regions one call of the kernel opens
-  (``GOMP_parallel`` call sites in its LLVM IR, each reached once here).
+* extra = caller + pool - 1-thread CPU: work the split adds (cache lines
+  fetched from the other core, wake-ups, duplicated copies);
+* imbal = |caller - pool|: the serial parts and the uneven chunks;
+* est = 1-thread CPU / max(caller, pool): the speedup if neither thread ever
+  waited for the other;
+* qwall: the wall time of the samples in which neither thread waited for a
+  CPU.  ``--realtime`` runs the timing at ``SCHED_FIFO`` priority, so that
+  other processes cannot take a CPU from ours (needs root).
 
-The table lists the kernel classes (identical layers merged) by the wall time
-they lose against a perfect split (2-thread wall - 1-thread CPU / 2).
-
-Run: ``python benchmarks/thread_profile.py [--model resnet50] [--repeats 7] [--top 30]``
+Run: ``python benchmarks/thread_profile.py [--model resnet50] [--repeats 7] [--top 30] [--kernels] [--realtime]``
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ import harness  # noqa: E402, F401  (first: it unsets the OpenBLAS overrides bef
 
 import argparse  # noqa: E402
 import os  # noqa: E402
-import re  # noqa: E402
 import statistics  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
