@@ -44,6 +44,7 @@ from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv, plan_depthwise
 from graphopt.lowering.register_tile import set_tile
+from graphopt.lowering import parallel_split
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
 LANES = 16
@@ -415,7 +416,10 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 micro_kernel(a_b, b_b, i0, j0, jb, MR, nvec)
                 epilogue(batch, i0, j0, MR, cols)
 
-            em.loop(first_tile + count, ib_body, start=first_tile)
+            # Split when the panel loop around it is not (one full-width panel:
+            # a narrow GEMM, or the tail panel of a pointwise conv at 14x14).
+            em.loop(first_tile + count, ib_body, start=first_tile,
+                    parallel=nvec == NR // LANES and parallel_split.split_panel_rows(m, k))  # fmt: skip
 
         return row_loop
 

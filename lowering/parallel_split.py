@@ -1,4 +1,4 @@
-"""Which loop of a conv kernel the thread pool splits.
+"""Which loop of a conv or GEMM kernel the thread pool splits.
 
 The implicit-GEMM conv (:mod:`graphopt.lowering.conv_gemm`) has two outer
 loops whose iterations write disjoint outputs: the panels of 32 output
@@ -24,6 +24,11 @@ BALANCE_THREADS = (2, 4)
 #: thread: waking the pool for a second region costs more than it saves.
 MIN_PARALLEL_COPY_ELEMENTS = 1 << 17
 
+#: The rows of one GEMM panel (M x K multiply-adds per column) are split when
+#: they are at least this many: 2^17 x 32 columns is about 8 MFLOP, 80 us on
+#: one core, against 10-30 us for a parallel region.
+MIN_PARALLEL_PANEL_MK = 1 << 17
+
 
 def balance(trips: int) -> float:
     """Mean fraction of the threads kept busy by a static split of ``trips``."""
@@ -45,6 +50,14 @@ def split_panels(rows: int, panels: int, weights: int, inputs: int) -> bool:
     if abs(by_rows - by_panels) > 1e-9:
         return by_panels > by_rows
     return weights >= inputs
+
+
+def split_panel_rows(m: int, k: int) -> bool:
+    """Whether a GEMM panel that runs alone (the only full-width panel, or the
+    zero-padded last one after a parallel panel loop: 4 columns of a
+    pointwise conv at 14x14, a 7th of its work on the caller) splits its
+    rows of tiles over the threads."""
+    return m * k >= MIN_PARALLEL_PANEL_MK
 
 
 def parallel_copy(elements: int) -> bool:

@@ -18,14 +18,15 @@ lowering does:
   its own.  Any other buffer (one read first, or one the loop fills for
   later code, such as a conv's padded input copy) is shared;
 * the outlined function splits the iteration space statically into one
-  contiguous chunk per thread (``omp_get_thread_num``/``omp_get_num_threads``)
-  and runs its chunk as an ``scf.for``: which thread runs an iteration never
-  changes what it computes;
+  contiguous chunk per thread (``omp_get_thread_num``/``omp_get_num_threads``),
+  ``ceil(trips / team)`` iterations each in unsigned arithmetic over the
+  constant trip count, and runs its chunk as an ``scf.for``: which thread
+  runs an iteration never changes what it computes;
 * the caller reads the thread count from the module global
   ``graphopt_num_threads`` (an ``i32`` the runtime sets; 0 = libgomp's
   default, ``OMP_NUM_THREADS`` or every core), caps it at the trip count, and
-  calls ``GOMP_parallel(fn, ctx, n, 0)``, or ``fn(ctx)`` directly for one
-  thread.
+  calls ``GOMP_parallel(fn, ctx, n, 0)``, or ``fn(ctx)`` directly for a
+  team of one.
 
 libgomp keeps its worker threads between calls (one team per calling
 thread), so no thread is created per call.  The JIT loads ``libgomp``; a
@@ -194,21 +195,26 @@ class _Outliner:
             return op.results[0]
 
         index = IndexType()
+        # Unsigned arithmetic: the trip count is >= 0 and the team >= 1, so
+        # ceil(trips / team) = (trips + team - 1) / team exactly.
         tid_i = add(arith.IndexCastOp(tid.returned, index))
         nt_i = add(arith.IndexCastOp(nt.returned, index))
         trips = _trip_count(add, lb, ub, step)
-        chunk = add(arith.CeilDivSIOp(trips, nt_i))
-        begin = add(arith.MinSIOp(add(arith.MuliOp(tid_i, chunk)), trips))
-        end = add(arith.MinSIOp(add(arith.AddiOp(begin, chunk)), trips))
         one = add(arith.ConstantOp.from_int_and_width(1, index))
+        chunk = add(arith.DivUIOp(add(arith.AddiOp(trips, add(arith.SubiOp(nt_i, one)))), nt_i))
+        begin = add(arith.MinUIOp(add(arith.MuliOp(tid_i, chunk)), trips))
+        end = add(arith.MinUIOp(add(arith.AddiOp(begin, chunk)), trips))
         self.body.add_ops(ops)
 
         loop_block = Block(arg_types=[index])
         t = loop_block.args[0]
-        iv_ops = [mul := arith.MuliOp(t, step), iv := arith.AddiOp(lb, mul)]
-        loop_block.add_ops(iv_ops)
+        iv: SSAValue = t
+        if _constant_index(step) != 1:
+            iv = _r(loop_block, arith.MuliOp(t, step))
+        if _constant_index(lb) != 0:
+            iv = _r(loop_block, arith.AddiOp(lb, iv))
         old_block = par.body.block
-        old_block.args[0].replace_all_uses_with(iv.result)
+        old_block.args[0].replace_all_uses_with(iv)
         for inner in list(old_block.ops):
             inner.detach()
             if isinstance(inner, scf.ReduceOp):
@@ -268,10 +274,13 @@ class _Outliner:
         g = add(llvm.AddressOfOp(NUM_THREADS_GLOBAL, PTR))
         nt = add(arith.IndexCastOp(add(llvm.LoadOp(g, i32)), IndexType()))
         trips = _trip_count(add, par.lowerBound[0], par.upperBound[0], par.step[0])
-        over = add(arith.CmpiOp(nt, trips, "sgt"))
-        team = add(arith.SelectOp(over, trips, nt))
+        # The team: the thread count, at most one thread per iteration; 0 (or
+        # less) asks libgomp for its default team, which the chunks of the
+        # outlined function fit whatever its size.
+        zero = add(arith.ConstantOp.from_int_and_width(0, IndexType()))
+        team = add(arith.MinSIOp(add(arith.MaxSIOp(nt, zero)), trips))
         one = add(arith.ConstantOp.from_int_and_width(1, IndexType()))
-        serial = add(arith.CmpiOp(team, one, "sle"))
+        serial = add(arith.CmpiOp(team, one, "eq"))
         team32 = arith.IndexCastOp(team, i32)
         fn = llvm.AddressOfOp(self.name, PTR)
         flags = llvm.ConstantOp(IntegerAttr(0, i32), i32)
@@ -365,7 +374,18 @@ def _byte_size(t) -> int:
     return 8  # pointers
 
 
+def _r(block: Block, op: Operation) -> SSAValue:
+    block.add_op(op)
+    return op.results[0]
+
+
 def _trip_count(add, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
+    """``max(ceil((ub - lb) / step), 0)``: a constant when the bounds are
+    (as the schedule emits them), else computed."""
+    bounds = [_constant_index(v) for v in (lb, ub, step)]
+    if None not in bounds and bounds[2] > 0:  # type: ignore[operator]
+        lo, hi, st = bounds
+        return add(arith.ConstantOp.from_int_and_width(max(-(-(hi - lo) // st), 0), IndexType()))
     zero = add(arith.ConstantOp.from_int_and_width(0, IndexType()))
     span = add(arith.SubiOp(ub, lb))
     return add(arith.MaxSIOp(add(arith.CeilDivSIOp(span, step)), zero))

@@ -141,6 +141,28 @@ def test_conv_schedule_at_1_and_2_threads(n, c, h, w, o, k, s, pads, d, g, weigh
     check(got, np.maximum(conv_ref(xs, ws, (s, s), pads, (d, d), g), 0))
 
 
+@pytest.mark.parametrize("c, o, hw", [(32, 48, 14), (24, 40, 7)])
+def test_pointwise_conv_tail_panel_rows_at_1_and_2_threads(c, o, hw) -> None:
+    """A 1x1 conv is a GEMM over the pixels: 196 = 6 panels of 32 + a tail
+    of 4 (49 = 32 + 17), whose rows of tiles run in parallel after the
+    parallel panel loop."""
+    rng = np.random.default_rng(c)
+    xs, ws = rng.standard_normal((1, c, hw, hw)).astype(np.float32), rng.standard_normal((o, c, 1, 1)).astype(np.float32)
+    b = GraphBuilder("f")
+    module = b.build(b.relu(b.conv2d(b.input(xs.shape, name="x"), b.constant(ws), (1, 1), (0, 0, 0, 0), (1, 1), 1)))
+    cm = compile_threaded(module, opt_level=2)
+    assert cm.llvm_ir.count("@\"GOMP_parallel\"(") >= 2  # the panels, then the tail's rows
+    check(call_threaded(cm, [xs])[0], np.maximum(conv_ref(xs, ws, (1, 1), (0, 0, 0, 0), (1, 1), 1), 0))
+
+
+@pytest.mark.parametrize(
+    "m, k, split",
+    [(256, 1024, True), (1024, 256, True), (512, 128, False), (128, 512, False), (2000, 600, True)],
+)
+def test_gemm_panel_rows_split_choice(m, k, split) -> None:
+    assert parallel_split.split_panel_rows(m, k) is split
+
+
 @pytest.mark.parametrize("c,h,w,k,pads,d", DEPTHWISE)
 def test_depthwise_at_1_and_2_threads(c, h, w, k, pads, d) -> None:
     rng = np.random.default_rng(c)
@@ -165,3 +187,96 @@ def test_depthwise_at_1_and_2_threads(c, h, w, k, pads, d) -> None:
 )
 def test_conv_split_choice(rows, panels, weights, inputs, by_panels) -> None:
     assert parallel_split.split_panels(rows, panels, weights, inputs) is by_panels
+
+
+LIBRARY_CALL = """
+import ctypes, os, sys
+import numpy as np
+lib = ctypes.CDLL(sys.argv[1])
+count = ctypes.c_int32.in_dll(lib, "graphopt_num_threads")
+assert count.value == 0  # the library's initial value: libgomp's default team
+if sys.argv[2] != "default":
+    count.value = int(sys.argv[2])
+rng = np.random.default_rng(0)
+x, w = (rng.standard_normal((256, 256)).astype(np.float32) for _ in range(2))
+y = np.zeros((256, 256), np.float32)
+ws = np.zeros(int(sys.argv[3]) + 64, np.uint8)
+before = len(os.listdir("/proc/self/task"))  # numpy's own (OpenBLAS) threads included
+lib.f(*(ctypes.c_void_p(a.ctypes.data) for a in (x, w, y, ws)))
+z = np.tanh(x.astype(np.float64) @ w)
+want = np.exp(z - z.max(-1, keepdims=True))
+assert np.allclose(y, want / want.sum(-1, keepdims=True), rtol=1e-5, atol=1e-6)
+print(len(os.listdir("/proc/self/task")) - before)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to count threads")
+def test_library_default_count_runs_libgomps_team(tmp_path) -> None:
+    """A shared library's ``graphopt_num_threads`` starts at 0, libgomp's
+    default team (here ``OMP_NUM_THREADS=2``), which runs the pool; 1 runs
+    every loop on the caller."""
+    import subprocess
+    import sys
+
+    from graphopt.runtime.aot import c_compiler, compile_library
+
+    if c_compiler() is None:
+        pytest.skip("no C compiler to link the library")
+    lib, header = tmp_path / "libf.so", tmp_path / "libf.h"
+    compile_library(big_model(), lib, header)
+    ws = header.read_text().split("#define F_WORKSPACE_BYTES ")[1].split()[0]
+    env = {**os.environ, "OMP_NUM_THREADS": "2"}
+
+    def threads_started_by_a_call(count: str) -> int:
+        argv = [sys.executable, "-c", LIBRARY_CALL, str(lib), count, ws]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+        return int(done.stdout.split()[-1])
+
+    assert threads_started_by_a_call("default") == 1  # the pool's worker
+    assert threads_started_by_a_call("1") == 0
+
+
+STRIDED_LOOP = """
+builtin.module {
+  func.func @main(%x: memref<50xf32>, %y: memref<50xf32>, %ws: memref<0xi8>) attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<50xf32>], outputs = ["y" : tensor<50xf32>], workspace = 0>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %c50 = arith.constant 50 : index
+    %z = arith.constant 0.0 : f32
+    scf.for %i = %c0 to %c50 step %c1 {
+      memref.store %z, %y[%i] : memref<50xf32>
+    }
+    "scf.parallel"(%c3, %c50, %c4) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%i: index):
+      %v = memref.load %x[%i] : memref<50xf32>
+      %w = arith.addf %v, %v : f32
+      memref.store %w, %y[%i] : memref<50xf32>
+      scf.reduce
+    }) : (index, index, index) -> ()
+    func.return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 5, 12, 13])
+def test_strided_parallel_loop_any_team(threads: int) -> None:
+    """Lower bound 3, step 4: 12 iterations, split into chunks for teams
+    smaller and larger than the trip count (capped at it)."""
+    from xdsl.context import Context
+    from xdsl.dialects import arith, builtin, func, memref, scf
+    from xdsl.parser import Parser
+
+    from graphopt.dialects.loop import Loop
+    from graphopt.runtime.executable import compile_loop_module
+
+    ctx = Context()
+    for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, Loop):
+        ctx.load_dialect(d)
+    cm = compile_loop_module(Parser(ctx, STRIDED_LOOP).parse_module(), num_threads=threads)
+    x = np.arange(50, dtype=np.float32)
+    want = np.zeros(50, np.float32)
+    want[3::4] = 2 * x[3::4]
+    np.testing.assert_array_equal(cm.main(x), want)

@@ -17,12 +17,15 @@ from graphopt.lowering import kernel_emitter, parallel_split
 
 
 def compile_threaded(module, **kwargs):
-    saved = kernel_emitter.MIN_PARALLEL_ELEMENTS, parallel_split.MIN_PARALLEL_COPY_ELEMENTS
+    saved = (kernel_emitter.MIN_PARALLEL_ELEMENTS, parallel_split.MIN_PARALLEL_COPY_ELEMENTS,
+             parallel_split.MIN_PARALLEL_PANEL_MK)  # fmt: skip
     kernel_emitter.MIN_PARALLEL_ELEMENTS = parallel_split.MIN_PARALLEL_COPY_ELEMENTS = 0
+    parallel_split.MIN_PARALLEL_PANEL_MK = 0
     try:
         return graphopt.compile(module, **kwargs)
     finally:
-        kernel_emitter.MIN_PARALLEL_ELEMENTS, parallel_split.MIN_PARALLEL_COPY_ELEMENTS = saved
+        (kernel_emitter.MIN_PARALLEL_ELEMENTS, parallel_split.MIN_PARALLEL_COPY_ELEMENTS,
+         parallel_split.MIN_PARALLEL_PANEL_MK) = saved  # fmt: skip
 
 
 def call_threaded(compiled, inputs: Sequence[np.ndarray], entry: str = "f") -> list[np.ndarray]:

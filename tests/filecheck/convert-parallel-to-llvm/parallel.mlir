@@ -15,10 +15,19 @@
 // CHECK: %[[ROW:.*]] = memref.alloca() : memref<256xf32>
 // CHECK: %[[TID:.*]] = llvm.call @omp_get_thread_num() : () -> i32
 // CHECK-NEXT: %[[NT:.*]] = llvm.call @omp_get_num_threads() : () -> i32
-// CHECK: %[[CHUNK:.*]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
-// CHECK: %[[BEGIN:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
-// CHECK: %[[END:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
-// CHECK: scf.for %[[T:.*]] = %[[BEGIN]] to %[[END]] step %{{.*}} {
+// The chunk is ceil(trips / team) in unsigned arithmetic, the trip count a
+// constant; the loop variable is the chunk's own (lower bound 0, step 1).
+// CHECK: %[[TID_I:.*]] = arith.index_cast %[[TID]] : i32 to index
+// CHECK-NEXT: %[[NT_I:.*]] = arith.index_cast %[[NT]] : i32 to index
+// CHECK-NEXT: %[[TRIPS:.*]] = arith.constant 64 : index
+// CHECK: %[[CHUNK:.*]] = arith.divui %{{.*}}, %[[NT_I]] : index
+// CHECK-NEXT: %[[FROM:.*]] = arith.muli %[[TID_I]], %[[CHUNK]] : index
+// CHECK-NEXT: %[[BEGIN:.*]] = arith.minui %[[FROM]], %[[TRIPS]] : index
+// CHECK-NEXT: %[[TO:.*]] = arith.addi %[[BEGIN]], %[[CHUNK]] : index
+// CHECK-NEXT: %[[END:.*]] = arith.minui %[[TO]], %[[TRIPS]] : index
+// CHECK-NEXT: scf.for %[[T:.*]] = %[[BEGIN]] to %[[END]] step %{{.*}} {
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.load %{{.*}}[%[[T]], %{{.*}}]
 // CHECK: memref.store %{{.*}}, %[[ROW]][%{{.*}}] : memref<256xf32>
 // CHECK: func.return
 
@@ -29,9 +38,15 @@
 // CHECK-NEXT: %[[C:.*]] = llvm.alloca %[[N]] x !llvm.ptr {alignment = 64 : i64} : (i64) -> !llvm.ptr
 // CHECK: llvm.store %{{.*}}, %{{.*}} : !llvm.ptr, !llvm.ptr
 // CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr
+// The team is the thread count capped at the trip count; 0 (libgomp's
+// default team) still runs the pool, only a team of one calls the body.
 // CHECK: %[[G:.*]] = llvm.mlir.addressof @graphopt_num_threads : !llvm.ptr
 // CHECK-NEXT: %[[W:.*]] = llvm.load %[[G]] : !llvm.ptr -> i32
-// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: %[[WI:.*]] = arith.index_cast %[[W]] : i32 to index
+// CHECK: %[[NONNEG:.*]] = arith.maxsi %[[WI]], %{{.*}} : index
+// CHECK-NEXT: %[[TEAM:.*]] = arith.minsi %[[NONNEG]], %{{.*}} : index
+// CHECK: %[[ONE:.*]] = arith.cmpi eq, %[[TEAM]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[ONE]] {
 // CHECK-NEXT: func.call @k_par0(%[[C]]) : (!llvm.ptr) -> ()
 // CHECK-NEXT: } else {
 // CHECK: %[[FN:.*]] = llvm.mlir.addressof @k_par0 : !llvm.ptr
