@@ -43,7 +43,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv, plan_depthwise
-from graphopt.lowering.register_tile import set_tile
+from graphopt.lowering.register_tile import VectorEpilogue, set_tile
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
 LANES = 16
@@ -71,6 +71,9 @@ PANEL_COPY_BYTES = 1024 * 1024
 K_CHUNK = 512
 L2_BUDGET_BYTES = 1024 * 1024
 C_SCRATCH_BYTES = 512 * 1024
+#: Run the fused epilogue on vectors of the tile where it can (see
+#: ``register_tile.VectorEpilogue``); off only to measure the scalar one.
+VECTOR_EPILOGUE = True
 
 
 @dataclass
@@ -91,6 +94,9 @@ class GemmPlan:
     b_index: Callable = None  # type: ignore[assignment]
     out_index: Callable = None  # type: ignore[assignment]
     packed: SSAValue | None = None  # the kernel argument holding packed B
+    #: The output axes a row of the tile runs along contiguously (a vector
+    #: of the tile row is a vector of consecutive output elements).
+    lane_axes: tuple[int, ...] = ()
 
     @property
     def matmul(self) -> GraphOp:
@@ -141,6 +147,10 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     return plan
 
 
+def _add(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
+    return em.idx_add(a, em.index(c)) if c else a
+
+
 def _batch_idx(em: KernelEmitter, shape, batch) -> list[SSAValue]:
     """Batch indices of an operand under numpy broadcasting."""
     dims = shape[:-2]
@@ -165,6 +175,7 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
         a_index=lambda em, batch, i, kk: [*_batch_idx(em, a_shape, batch), i, kk],
         b_index=lambda em, batch, kk, j: [*_batch_idx(em, b_shape, batch), kk, j],
         out_index=lambda em, batch, i, j: [*batch, i, j],
+        lane_axes=(len(out_shape) - 1,),
     )  # fmt: skip
 
 
@@ -194,6 +205,7 @@ def _pointwise_conv_plan(conv: graph.Conv2dOp) -> GemmPlan | None:
         a_index=lambda em, batch, i, kk: [i, kk, zero(em), zero(em)],
         b_index=lambda em, batch, kk, p: [batch[0], kk, *pixel(em, p)],
         out_index=lambda em, batch, i, p: [batch[0], i, *pixel(em, p)],
+        lane_axes=(2, 3),
     )  # fmt: skip
 
 
@@ -326,9 +338,26 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
 
         em.loop_blocks(k_len, K_BLOCK, block)
 
+    vector_epilogue = VectorEpilogue.plan(mm, root, em.sources, plan.lane_axes) if VECTOR_EPILOGUE else None
+
     def epilogue(batch, i0: SSAValue, j0: SSAValue, rows: int, cols: int, c_buf: SSAValue | None = None) -> None:
         """out[batch, i0 + r, j0 + c] = root at those indices, T (or the C
-        scratch ``c_buf`` at ``[i0 + r, j0 + c]``) feeding the matmul."""
+        scratch ``c_buf`` at ``[i0 + r, j0 + c]``) feeding the matmul: on
+        vectors of a tile row when the panel is full and every epilogue op
+        runs on vectors, else element by element."""
+        if vector_epilogue is not None and cols == NR:
+
+            def vr_body(r):
+                i = em.idx_add(i0, r)
+                for v in range(NR // LANES):
+                    j = _add(em, j0, v * LANES)
+                    idx = plan.out_index(em, batch, i, j)
+                    at = [r, em.index(v * LANES)] if c_buf is None else [i, j]
+                    t = em.emit_here(vector.LoadOp(tile_buf if c_buf is None else c_buf, at, vt)).results[0]
+                    em.emit_here(vector.StoreOp(vector_epilogue.emit(em, idx, t, LANES), out, idx))
+
+            em.loop(rows, vr_body)
+            return
 
         def r_body(r):
             i = em.idx_add(i0, r)
