@@ -243,3 +243,26 @@ def test_epilogue_that_cannot_run_on_vectors_stays_scalar() -> None:
     assert _vector_epilogue_ops(module) == 0
     xs, ws = rand(40, 64) * 0.1, rand(64, 64) * 0.1
     check(graphopt.compile(module, opt_level=2)["f"](xs, ws), np.exp(xs @ ws), 64)
+
+
+@pytest.mark.parametrize("n,c,h,w,o", [(1, 24, 9, 9, 44), (2, 32, 8, 8, 64)])
+def test_pointwise_conv_row_tiles_outermost(n: int, c: int, h: int, w: int, o: int) -> None:
+    """The pointwise schedule that copies all of B and runs the row tiles
+    outermost (a partial last panel of pixels, a remainder row tile; both
+    loops split over 2 threads) gives the same bits as the panels-outermost one."""
+    from threads_check import call_threaded, compile_threaded
+
+    from graphopt.lowering import gemm
+
+    xs, ws, res = rand(n, c, h, w), rand(o, c, 1, 1), rand(n, o, h, w)
+    b = GraphBuilder("f")
+    x, r = b.input((n, c, h, w), name="x"), b.input((n, o, h, w), name="r")
+    module = b.build(b.relu(b.add(b.conv2d(x, b.constant(ws), (1, 1), (0, 0, 0, 0), (1, 1), 1), r)))
+    outer = call_threaded(compile_threaded(module, opt_level=2), [xs, res])[0]
+    saved, gemm.ROWS_OUTER = gemm.ROWS_OUTER, False
+    try:
+        inner = call_threaded(compile_threaded(module, opt_level=2), [xs, res])[0]
+    finally:
+        gemm.ROWS_OUTER = saved
+    assert np.array_equal(outer, inner)
+    check(outer, np.maximum(np.einsum("oc,nchw->nohw", ws[:, :, 0, 0], xs) + res, 0), c)
