@@ -43,6 +43,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv, plan_depthwise
+from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
 from graphopt.lowering.register_tile import VectorEpilogue, set_tile
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
@@ -243,7 +244,10 @@ def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
 def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out: SSAValue) -> None:
     """The whole output nest of a GEMM kernel (see the module docstring)."""
     if isinstance(plan, ConvPlan):
-        emit_conv_gemm(em, plan, root, out)
+        if suits_pixel_lanes(plan):
+            emit_pixel_lane_conv(em, plan, root, out)
+        else:
+            emit_conv_gemm(em, plan, root, out)
         return
     mm = plan.anchor
     batch_shape = plan.batch_shape
