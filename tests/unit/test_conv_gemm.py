@@ -196,6 +196,7 @@ PIXEL_SHAPES = [
     (1, 3, 32, 32, 64, 7, 2, (3, 3, 3, 3), 1, 1),  # the stem form
     (2, 8, 16, 32, 32, 3, 1, (1, 1, 1, 1), 1, 1),  # two images, two vectors per row
     (1, 16, 16, 16, 64, 3, 1, (2, 2, 2, 2), 2, 2),  # dilation 2, two groups
+    (1, 64, 12, 32, 32, 3, 1, (1, 1, 1, 1), 1, 1),  # 8 channel blocks in two levels
 ]
 
 
