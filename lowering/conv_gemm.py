@@ -213,6 +213,24 @@ def _ranges(lo: int, hi: int, extent: int) -> tuple[int, int]:
     return lo, max(lo, min(hi, extent))
 
 
+def tap_reads(
+    em: KernelEmitter, plan: ConvPlan, c: SSAValue, ky: SSAValue | None, oy: SSAValue
+) -> list[tuple[SSAValue, SSAValue, SSAValue, int]]:
+    """``(k, row, phase slot, column offset)`` into ``xq`` of each tap of
+    channel ``c`` for output row ``oy``: every tap, or with ``plan.loop_ky``
+    the taps of kernel row ``ky`` (one per column)."""
+    ntaps, reads = len(plan.taps), []
+    for t, (tky, tkx, slot, qy, qx) in enumerate(plan.taps):
+        if ky is None:
+            reads.append((_add(em, em.idx_mul(c, ntaps), t), _add(em, oy, qy), em.index(slot), qx))
+        elif tky == 0:
+            k = _add(em, em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), tkx)
+            sy, yoff = plan.stride[0], em.idx_mul(ky, plan.dilation[0])
+            s_at = _add(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
+            reads.append((k, em.idx_add(oy, em.idx_div(yoff, sy)), s_at, qx))
+    return reads
+
+
 def emit_padded_copy(em: KernelEmitter, plan: ConvPlan, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
     """``xq[c, slot, i, j] = x[n, c, i*sy + py - pt, j*sx + px - pl]``, 0 outside x.
 
@@ -314,18 +332,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             def taps_at(c: SSAValue, ky: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
                 ch = em.idx_add(c_base, c)
                 nxt = list(accs)
-                for t, (tky, tkx, slot, qy, qx) in enumerate(plan.taps):
-                    if ky is None:
-                        k = _add(em, em.idx_mul(c, ntaps), t)
-                        i, s_at = _add(em, oy, qy), em.index(slot)
-                    elif tky == 0:  # one tap per column of row ky
-                        k = _add(em, em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), tkx)
-                        sy, dy = plan.stride[0], plan.dilation[0]
-                        yoff = em.idx_mul(ky, dy)
-                        i = em.idx_add(oy, em.idx_div(yoff, sy))
-                        s_at = _add(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
-                    else:
-                        continue
+                for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
                     bs = [b_vector(g, jb, k, v) for v in range(nvec)]
                     for r in range(rows):
                         a = _load(em, xq, [ch, s_at, i, _add(em, ox0, qx + r)])

@@ -28,7 +28,7 @@ from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
-from graphopt.lowering.conv_gemm import LANES, NR, TWO_LEVEL_BLOCKS, ConvPlan, channel_block, emit_padded_copy
+from graphopt.lowering.conv_gemm import LANES, NR, TWO_LEVEL_BLOCKS, ConvPlan, channel_block, emit_padded_copy, tap_reads
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import split_panels
 from graphopt.lowering.register_tile import VectorEpilogue, set_tile
@@ -85,18 +85,7 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
             def taps_at(c: SSAValue, ky: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
                 ch = em.idx_add(c_base, c)
                 nxt = list(accs)
-                for t, (tky, tkx, slot, qy, qx) in enumerate(plan.taps):
-                    if ky is None:
-                        k = _add(em, em.idx_mul(c, ntaps), t)
-                        i, s_at = _add(em, oy, qy), em.index(slot)
-                    elif tky == 0:  # one tap per column of row ky
-                        k = _add(em, em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), tkx)
-                        sy, dy = plan.stride[0], plan.dilation[0]
-                        yoff = em.idx_mul(ky, dy)
-                        i = em.idx_add(oy, em.idx_div(yoff, sy))
-                        s_at = _add(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
-                    else:
-                        continue
+                for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
                     a = em.emit_here(vector.LoadOp(xq, [ch, s_at, i, _add(em, ox0, qx)], vt)).results[0]
                     for j in range(CHANNELS):
                         w = em.emit_here(memref.LoadOp.get(plan.packed, [g, jb, k, em.index(col0 + j)])).results[0]

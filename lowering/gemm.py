@@ -276,22 +276,21 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
     b_panels = em.local_buffer([n_panels, k, NR], f32) if rows_outer else None
     panel_buf = em.local_buffer([k, NR], f32) if copy_panels and not rows_outer else None
 
-    def copy_panel(b_b, j0: SSAValue) -> None:
-        def body(kk):
-            for v in range(NR // LANES):
-                j = em.idx_add(j0, em.index(v * LANES)) if v else j0
-                row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, b_b, kk, j), vt)).results[0]
-                em.emit_here(vector.StoreOp(row, panel_buf, [kk, em.index(v * LANES)]))
-
-        em.loop(k, body)
-
-    def copy_partial_panel(b_b, j0: SSAValue, cols: int) -> None:
-        """Columns ``j0 .. j0 + cols`` of B into the panel buffer, the rest zero."""
+    def copy_panel(b_b, j0: SSAValue, cols: int = NR, dst: SSAValue | None = None, at: tuple = ()) -> None:
+        """Columns ``j0 .. j0 + cols`` of B into the panel buffer (or
+        ``dst[*at]``), zero past ``cols``."""
+        dst = panel_buf if dst is None else dst
 
         def body(kk):
             for v in range(NR // LANES):
-                em.emit_here(vector.StoreOp(zero_v, panel_buf, [kk, em.index(v * LANES)]))
-            em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, kk, em.idx_add(j0, c))), panel_buf, [kk, c]))
+                to = [*at, kk, em.index(v * LANES)]
+                if cols == NR:
+                    row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, b_b, kk, _add(em, j0, v * LANES)), vt)).results[0]
+                    em.emit_here(vector.StoreOp(row, dst, to))
+                else:
+                    em.emit_here(vector.StoreOp(zero_v, dst, to))
+            if cols < NR:
+                em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, kk, em.idx_add(j0, c))), dst, [*at, kk, c]))
 
         em.loop(k, body)
 
@@ -453,7 +452,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 if not plan.pack_b and nvec != NR // LANES:
                     jb = em.index(0)
                 if copy_panels and nvec == NR // LANES:
-                    copy_panel(batch, j0) if cols == NR else copy_partial_panel(batch, j0, cols)
+                    copy_panel(batch, j0, cols)
                 row_loop(batch, a_b, b_b, j0, jb, nvec, cols)
 
             em.loop(count, jb_body, parallel=True)
@@ -481,20 +480,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         full, last = divmod(n, NR)
 
         def copy(jb, cols: int = NR) -> None:
-            j0 = em.idx_mul(jb, NR)
-
-            def body(kk):
-                for v in range(NR // LANES):
-                    at = [jb, kk, em.index(v * LANES)]
-                    if cols == NR:
-                        row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, batch, kk, _add(em, j0, v * LANES)), vt)).results[0]
-                        em.emit_here(vector.StoreOp(row, b_panels, at))
-                    else:
-                        em.emit_here(vector.StoreOp(zero_v, b_panels, at))
-                if cols < NR:
-                    em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, batch, kk, em.idx_add(j0, c))), b_panels, [jb, kk, c]))
-
-            em.loop(k, body)
+            copy_panel(batch, em.idx_mul(jb, NR), cols, b_panels, (jb,))
 
         # The partial panel first: parallel.py takes a buffer whose next use
         # after a parallel loop is a store for per-thread scratch.
