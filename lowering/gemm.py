@@ -43,8 +43,9 @@ from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv, plan_depthwise
-from graphopt.lowering.register_tile import set_tile
 from graphopt.lowering import parallel_split
+from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
+from graphopt.lowering.register_tile import VectorEpilogue, set_tile
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
 LANES = 16
@@ -72,6 +73,14 @@ PANEL_COPY_BYTES = 1024 * 1024
 K_CHUNK = 512
 L2_BUDGET_BYTES = 1024 * 1024
 C_SCRATCH_BYTES = 512 * 1024
+#: Pointwise convs whose B (the image) copied whole into panels takes at
+#: most ROWS_OUTER_B_BYTES (it then stays in L2) run their row tiles
+#: outermost (see ``emit_gemm``); ROWS_OUTER off only to measure the other order.
+ROWS_OUTER = True
+ROWS_OUTER_B_BYTES = 1024 * 1024
+#: Run the fused epilogue on vectors of the tile where it can (see
+#: ``register_tile.VectorEpilogue``); off only to measure the scalar one.
+VECTOR_EPILOGUE = True
 
 
 @dataclass
@@ -92,6 +101,9 @@ class GemmPlan:
     b_index: Callable = None  # type: ignore[assignment]
     out_index: Callable = None  # type: ignore[assignment]
     packed: SSAValue | None = None  # the kernel argument holding packed B
+    #: The output axes a row of the tile runs along contiguously (a vector
+    #: of the tile row is a vector of consecutive output elements).
+    lane_axes: tuple[int, ...] = ()
 
     @property
     def matmul(self) -> GraphOp:
@@ -142,6 +154,10 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     return plan
 
 
+def _add(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
+    return em.idx_add(a, em.index(c)) if c else a
+
+
 def _batch_idx(em: KernelEmitter, shape, batch) -> list[SSAValue]:
     """Batch indices of an operand under numpy broadcasting."""
     dims = shape[:-2]
@@ -166,6 +182,7 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
         a_index=lambda em, batch, i, kk: [*_batch_idx(em, a_shape, batch), i, kk],
         b_index=lambda em, batch, kk, j: [*_batch_idx(em, b_shape, batch), kk, j],
         out_index=lambda em, batch, i, j: [*batch, i, j],
+        lane_axes=(len(out_shape) - 1,),
     )  # fmt: skip
 
 
@@ -195,6 +212,7 @@ def _pointwise_conv_plan(conv: graph.Conv2dOp) -> GemmPlan | None:
         a_index=lambda em, batch, i, kk: [i, kk, zero(em), zero(em)],
         b_index=lambda em, batch, kk, p: [batch[0], kk, *pixel(em, p)],
         out_index=lambda em, batch, i, p: [batch[0], i, *pixel(em, p)],
+        lane_axes=(2, 3),
     )  # fmt: skip
 
 
@@ -227,7 +245,10 @@ def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
 def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out: SSAValue) -> None:
     """The whole output nest of a GEMM kernel (see the module docstring)."""
     if isinstance(plan, ConvPlan):
-        emit_conv_gemm(em, plan, root, out)
+        if suits_pixel_lanes(plan):
+            emit_pixel_lane_conv(em, plan, root, out)
+        else:
+            emit_conv_gemm(em, plan, root, out)
         return
     mm = plan.anchor
     batch_shape = plan.batch_shape
@@ -241,24 +262,36 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
     # A B read in place is copied one panel at a time into a contiguous stack
     # buffer: rows of B a power of two apart alias in L1 and the TLB.
     copy_panels = not plan.pack_b and k * NR * 4 <= PANEL_COPY_BYTES
-    panel_buf = em.local_buffer([k, NR], f32) if copy_panels else None
+    n_panels = -(-n // NR)
+    # A pointwise conv whose whole B fits in L2 runs its row tiles (output
+    # channels) outermost over all of B copied once into panels: each tile
+    # then writes its output channels' rows (and reads the residual's) in
+    # sequence, not 128 bytes of every channel row per panel -- hundreds of
+    # interleaved streams the prefetchers do not follow.  Measured cold, one
+    # thread: 64->256 @56 +res 2.4 -> 1.3 ms, 128->512 @28 +res 1.7 -> 1.25,
+    # 512->2048 @7 +res 1.6 -> 1.4; the others within noise.
+    rows_outer = (
+        ROWS_OUTER and isinstance(mm, graph.Conv2dOp) and copy_panels
+        and 4 * k * n_panels * NR <= ROWS_OUTER_B_BYTES
+    )  # fmt: skip
+    b_panels = em.local_buffer([n_panels, k, NR], f32) if rows_outer else None
+    panel_buf = em.local_buffer([k, NR], f32) if copy_panels and not rows_outer else None
 
-    def copy_panel(b_b, j0: SSAValue) -> None:
+    def copy_panel(b_b, j0: SSAValue, cols: int = NR, dst: SSAValue | None = None, at: tuple = ()) -> None:
+        """Columns ``j0 .. j0 + cols`` of B into the panel buffer (or
+        ``dst[*at]``), zero past ``cols``."""
+        dst = panel_buf if dst is None else dst
+
         def body(kk):
             for v in range(NR // LANES):
-                j = em.idx_add(j0, em.index(v * LANES)) if v else j0
-                row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, b_b, kk, j), vt)).results[0]
-                em.emit_here(vector.StoreOp(row, panel_buf, [kk, em.index(v * LANES)]))
-
-        em.loop(k, body)
-
-    def copy_partial_panel(b_b, j0: SSAValue, cols: int) -> None:
-        """Columns ``j0 .. j0 + cols`` of B into the panel buffer, the rest zero."""
-
-        def body(kk):
-            for v in range(NR // LANES):
-                em.emit_here(vector.StoreOp(zero_v, panel_buf, [kk, em.index(v * LANES)]))
-            em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, kk, em.idx_add(j0, c))), panel_buf, [kk, c]))
+                to = [*at, kk, em.index(v * LANES)]
+                if cols == NR:
+                    row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, b_b, kk, _add(em, j0, v * LANES)), vt)).results[0]
+                    em.emit_here(vector.StoreOp(row, dst, to))
+                else:
+                    em.emit_here(vector.StoreOp(zero_v, dst, to))
+            if cols < NR:
+                em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, kk, em.idx_add(j0, c))), dst, [*at, kk, c]))
 
         em.loop(k, body)
 
@@ -283,13 +316,13 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             ka = kk if chunk is None else em.idx_add(chunk[0], kk)
             bs = []
             for v in range(nvec):
-                if plan.pack_b:
+                if plan.pack_b or b_panels is not None:
                     at = [jb, kk, em.index(v * LANES)]
                 elif copy_panels and nvec == NR // LANES:
                     at = [kk, em.index(v * LANES)]
                 else:
                     at = plan.b_index(em, b_b, kk, em.idx_add(j0, em.index(v * LANES)) if v else j0)
-                src = panel_buf if (copy_panels and nvec == NR // LANES) else b_buf
+                src = b_panels if b_panels is not None else panel_buf if (copy_panels and nvec == NR // LANES) else b_buf
                 bs.append(em.emit_here(vector.LoadOp(src, at, vt)).results[0])
             nxt = []
             for r in range(rows):
@@ -327,9 +360,26 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
 
         em.loop_blocks(k_len, K_BLOCK, block)
 
+    vector_epilogue = VectorEpilogue.plan(mm, root, em.sources, plan.lane_axes) if VECTOR_EPILOGUE else None
+
     def epilogue(batch, i0: SSAValue, j0: SSAValue, rows: int, cols: int, c_buf: SSAValue | None = None) -> None:
         """out[batch, i0 + r, j0 + c] = root at those indices, T (or the C
-        scratch ``c_buf`` at ``[i0 + r, j0 + c]``) feeding the matmul."""
+        scratch ``c_buf`` at ``[i0 + r, j0 + c]``) feeding the matmul: on
+        vectors of a tile row when the panel is full and every epilogue op
+        runs on vectors, else element by element."""
+        if vector_epilogue is not None and cols == NR:
+
+            def vr_body(r):
+                i = em.idx_add(i0, r)
+                for v in range(NR // LANES):
+                    j = _add(em, j0, v * LANES)
+                    idx = plan.out_index(em, batch, i, j)
+                    at = [r, em.index(v * LANES)] if c_buf is None else [i, j]
+                    t = em.emit_here(vector.LoadOp(tile_buf if c_buf is None else c_buf, at, vt)).results[0]
+                    em.emit_here(vector.StoreOp(vector_epilogue.emit(em, idx, t, LANES), out, idx))
+
+            em.loop(rows, vr_body)
+            return
 
         def r_body(r):
             i = em.idx_add(i0, r)
@@ -403,7 +453,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 if not plan.pack_b and nvec != NR // LANES:
                     jb = em.index(0)
                 if copy_panels and nvec == NR // LANES:
-                    copy_panel(batch, j0) if cols == NR else copy_partial_panel(batch, j0, cols)
+                    copy_panel(batch, j0, cols)
                 row_loop(batch, a_b, b_b, j0, jb, nvec, cols)
 
             em.loop(count, jb_body, parallel=True)
@@ -428,7 +478,41 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         micro_kernel(a_b, b_b, i0, j0, jb, rem_rows, nvec)
         epilogue(batch, i0, j0, rem_rows, cols)
 
+    def rows_outer_batch(batch) -> None:
+        """All panels of B copied once (the last one zero-padded), then the
+        row tiles outermost, each over every panel."""
+        full, last = divmod(n, NR)
+
+        def copy(jb, cols: int = NR) -> None:
+            copy_panel(batch, em.idx_mul(jb, NR), cols, b_panels, (jb,))
+
+        # The partial panel first: parallel.py takes a buffer whose next use
+        # after a parallel loop is a store for per-thread scratch.
+        if last:
+            copy(em.index(full), last)
+        if full:
+            em.loop(full, copy, parallel=True)
+
+        def tile_row(i0: SSAValue, rows: int) -> None:
+            def panel(jb, cols: int = NR) -> None:
+                j0 = em.idx_mul(jb, NR)
+                micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES)
+                epilogue(batch, i0, j0, rows, cols)
+
+            if full:
+                em.loop(full, panel)
+            if last:
+                panel(em.index(full), last)
+
+        if full_tiles:
+            em.loop(full_tiles, lambda ib: tile_row(em.idx_mul(ib, MR), MR), parallel=True)
+        if rem_rows:
+            tile_row(em.index(full_tiles * MR), rem_rows)
+
     def one_batch(batch) -> None:
+        if rows_outer:
+            rows_outer_batch(batch)
+            return
         if blocks > 1:
             em.loop(blocks, lambda mb: run_panels(batch, rows_of_block(mb, per_block, 0)), parallel=True)
         elif blocks == 1:

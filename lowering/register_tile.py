@@ -8,10 +8,15 @@ instead of recomputing the dot product.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
+from xdsl.dialects import arith, vector
+from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
+from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
-from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.kernel_emitter import KernelEmitter, ScalarSource
 
 
 def set_tile(em: KernelEmitter, tile: tuple | None) -> None:
@@ -33,3 +38,145 @@ def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue 
         return None
     _, _, buf, *at = tile
     return em.load(buf, at)
+
+
+# --------------------------------------------------------------------------
+# vector epilogue
+# --------------------------------------------------------------------------
+#
+# When the tile's rows run along the output's contiguous axes (a matmul's
+# columns, a pointwise conv's pixels), the fused epilogue can run on whole
+# vectors of the tile: one ``vector.load`` of 16 tile elements, the epilogue
+# ops on vectors, one ``vector.store`` of 16 consecutive output elements,
+# instead of a scalar loop that recomputes the output indices per element
+# (for a pointwise conv a division by the row width).  The ops are evaluated
+# in the same order as the scalar rules, so results are bitwise equal.
+
+#: Epilogue ops that run on vectors: ``(emitter, operand vectors, op) -> vector``.
+_VECTOR_BINARY = {
+    graph.AddOp: arith.AddfOp,
+    graph.SubOp: arith.SubfOp,
+    graph.MulOp: arith.MulfOp,
+    graph.DivOp: arith.DivfOp,
+    graph.MaximumOp: arith.MaximumfOp,
+}
+_VECTOR_UNARY = (graph.ReluOp, graph.ClipOp)
+
+_TILE, _SCALAR, _LOAD, _OP = range(4)
+
+
+@dataclass
+class VectorEpilogue:
+    """How each value between the anchor and the root is computed on vectors:
+    the anchor from the tile, values constant along the lanes as a broadcast
+    scalar, kernel inputs varying along the lanes as a vector load, epilogue
+    ops from their operands' vectors."""
+
+    anchor: GraphOp
+    root: SSAValue
+    out_shape: tuple[int, ...]
+    lane_axes: tuple[int, ...]
+    kinds: dict[SSAValue, int] = field(default_factory=dict)
+
+    def _lane_extents(self, v: SSAValue) -> tuple[int, ...]:
+        shape = tensor_of(v).get_shape()
+        off = len(self.out_shape) - len(shape)
+        return tuple(shape[a - off] if a >= off else 1 for a in self.lane_axes)
+
+    def _classify(self, v: SSAValue, sources: dict, depends: bool) -> int | None:
+        if v is self.anchor.results[0]:
+            return _TILE
+        lanes = self._lane_extents(v)
+        if tensor_of(v).element_type != f32:
+            return None
+        full = tuple(self.out_shape[a] for a in self.lane_axes)
+        source = sources.get(v)
+        if source is not None:
+            if isinstance(source, ScalarSource) or all(e == 1 for e in lanes):
+                return _SCALAR
+            return _LOAD if isinstance(source, SSAValue) and lanes == full else None
+        op = v.owner
+        if not isinstance(op, GraphOp):
+            return None
+        if not depends and all(e == 1 for e in lanes):
+            return _SCALAR  # computed once per row by the scalar rules
+        if isinstance(op, _VECTOR_UNARY) or type(op) in _VECTOR_BINARY:
+            return _OP
+        return None
+
+    @classmethod
+    def plan(cls, anchor: GraphOp, root: SSAValue, sources: dict, lane_axes: tuple[int, ...]) -> VectorEpilogue | None:
+        """The plan, or ``None`` when some value of the epilogue cannot run
+        on vectors (then the scalar epilogue runs)."""
+        out_shape = tuple(tensor_of(root).get_shape())
+        if tuple(tensor_of(anchor.results[0]).get_shape()) != out_shape:
+            return None
+        ep = cls(anchor, root, out_shape, lane_axes)
+        stack = [root]
+        while stack:
+            v = stack.pop()
+            if v in ep.kinds:
+                continue
+            kind = ep._classify(v, sources, _depends_on(v, anchor, sources))
+            if kind is None:
+                return None
+            ep.kinds[v] = kind
+            if kind == _OP:
+                stack.extend(v.owner.operands)
+        return ep
+
+    def emit(self, em: KernelEmitter, idx: list[SSAValue], tile: SSAValue, lanes: int) -> SSAValue:
+        """The root's vector of ``lanes`` elements starting at output ``idx``,
+        the anchor's being ``tile``."""
+        vt = VectorType(f32, [lanes])
+        done: dict[SSAValue, SSAValue] = {}
+
+        def splat(x: SSAValue) -> SSAValue:
+            return em.emit(vector.BroadcastOp(x, vt)).results[0]
+
+        def vec(v: SSAValue) -> SSAValue:
+            if v in done:
+                return done[v]
+            kind = self.kinds[v]
+            if kind == _TILE:
+                r = tile
+            elif kind == _SCALAR:
+                r = splat(em.value_at(v, _broadcast_indices(em, v, idx)))
+            elif kind == _LOAD:
+                r = em.emit(vector.LoadOp(em.sources[v], _broadcast_indices(em, v, idx), vt)).results[0]
+            else:
+                op = v.owner
+                if isinstance(op, graph.ReluOp):
+                    r = em.emit(arith.MaximumfOp(vec(op.input), splat(em.scalar_constant(0.0, f32)))).results[0]
+                elif isinstance(op, graph.ClipOp):
+                    lo, hi = op.typed_bounds()
+                    low = em.emit(arith.MaximumfOp(vec(op.input), splat(em.scalar_constant(lo, f32)))).results[0]
+                    r = em.emit(arith.MinimumfOp(low, splat(em.scalar_constant(hi, f32)))).results[0]
+                else:
+                    r = em.emit(_VECTOR_BINARY[type(op)](vec(op.lhs), vec(op.rhs))).results[0]
+            done[v] = r
+            return r
+
+        return vec(self.root)
+
+
+def _depends_on(v: SSAValue, anchor: GraphOp, sources: dict) -> bool:
+    """Whether ``v`` is computed from the anchor inside the kernel."""
+    stack, seen = [v], set()
+    while stack:
+        x = stack.pop()
+        if x in seen or x in sources:
+            continue
+        seen.add(x)
+        op = x.owner
+        if op is anchor:
+            return True
+        if isinstance(op, GraphOp):
+            stack.extend(op.operands)
+    return False
+
+
+def _broadcast_indices(em: KernelEmitter, operand: SSAValue, out_idx: list[SSAValue]) -> list[SSAValue]:
+    shape = tensor_of(operand).get_shape()
+    off = len(out_idx) - len(shape)
+    return [em.index(0) if d == 1 else out_idx[off + k] for k, d in enumerate(shape)]

@@ -89,7 +89,7 @@ HANDLERS[arith.MinUIOp] = _minmax_int("ult")
 def _float_minmax(intr: str) -> Handler:
     def h(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
         t = a[0].type
-        return _intrinsic(e, f"llvm.{intr}.{_fsuffix(t)}", a, t)
+        return _intrinsic(e, f"llvm.{intr}.{_tsuffix(t)}", a, t)
 
     return h
 
@@ -273,7 +273,8 @@ HANDLERS[arith.FPToUIOp] = _fptoi("fptoui")
 #: Ops whose llvm form is the same instruction on 1-D vectors.
 ELEMENTWISE = frozenset(
     {arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.NegfOp,
-     arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.SelectOp}
+     arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.SelectOp,
+     arith.MaximumfOp, arith.MinimumfOp}
 )  # fmt: skip
 
 

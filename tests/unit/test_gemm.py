@@ -180,3 +180,89 @@ def test_k_chunks_with_a_partial_last_panel() -> None:
     module = b.build(b.matmul(x, w))
     xs, ws = rand(m, k), rand(k, n)
     check(graphopt.compile(module, opt_level=2)["f"](xs, ws), xs.astype(np.float64) @ ws.astype(np.float64), k)
+
+
+def _vector_epilogue_ops(module) -> int:
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import VectorType
+
+    m = module.clone()
+    run_pipeline(m, "O2")
+    lower_graph_to_loop(m)
+    return sum(isinstance(op, arith.AddfOp | arith.MaximumfOp | arith.MinimumfOp) and isinstance(op.results[0].type, VectorType) for op in m.walk())
+
+
+def _both_epilogues(module, *args):
+    """The kernel compiled with the vector epilogue and with the scalar one."""
+    from graphopt.lowering import gemm
+
+    vec = graphopt.compile(module, opt_level=2)["f"](*args)
+    gemm.VECTOR_EPILOGUE = False
+    try:
+        scalar = graphopt.compile(module, opt_level=2)["f"](*args)
+    finally:
+        gemm.VECTOR_EPILOGUE = True
+    return vec, scalar
+
+
+@pytest.mark.parametrize("n,c,h,w,o", [(1, 24, 7, 7, 40), (2, 16, 5, 13, 64), (1, 32, 1, 48, 33)])
+def test_vector_epilogue_of_a_pointwise_conv(n: int, c: int, h: int, w: int, o: int) -> None:
+    """Bias, residual add and clip on vectors of 16 pixels (running across
+    rows of the image): bitwise equal to the scalar epilogue; a partial last
+    panel of pixels keeps the scalar one."""
+    xs, ws, bias, res = rand(n, c, h, w), rand(o, c, 1, 1), rand(o, 1, 1), rand(n, o, h, w)
+    b = GraphBuilder("f")
+    x, r = b.input((n, c, h, w), name="x"), b.input((n, o, h, w), name="r")
+    y = b.conv2d(x, b.constant(ws), (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    module = b.build(b.clip(b.add(b.add(y, b.constant(bias)), r), 0.0, 6.0))
+    assert _vector_epilogue_ops(module) >= 3
+    vec, scalar = _both_epilogues(module, xs, res)
+    assert np.array_equal(vec, scalar)
+    want = np.clip(np.einsum("oc,nchw->nohw", ws[:, :, 0, 0], xs) + bias + res, 0, 6)
+    check(vec, want, c)
+
+
+def test_vector_epilogue_of_a_matmul() -> None:
+    """A column bias (a vector load), a row scale (a broadcast scalar) and relu."""
+    m, k, n = 37, 200, 96
+    xs, ws, bias, scale = rand(m, k), rand(k, n), rand(n), rand(m, 1)
+    b = GraphBuilder("f")
+    x, wv, bv, sv = b.input((m, k)), b.input((k, n)), b.input((n,)), b.input((m, 1))
+    module = b.build(b.relu(b.mul(b.add(b.matmul(x, wv), bv), sv)))
+    assert _vector_epilogue_ops(module) >= 2
+    vec, scalar = _both_epilogues(module, xs, ws, bias, scale)
+    assert np.array_equal(vec, scalar)
+    check(vec, np.maximum((xs @ ws + bias) * scale, 0), k)
+
+
+def test_epilogue_that_cannot_run_on_vectors_stays_scalar() -> None:
+    """An epilogue op without a vector form (exp) keeps the scalar epilogue."""
+    b = GraphBuilder("f")
+    x, wv = b.input((40, 64)), b.input((64, 64))
+    module = b.build(b.exp(b.matmul(x, wv)))
+    assert _vector_epilogue_ops(module) == 0
+    xs, ws = rand(40, 64) * 0.1, rand(64, 64) * 0.1
+    check(graphopt.compile(module, opt_level=2)["f"](xs, ws), np.exp(xs @ ws), 64)
+
+
+@pytest.mark.parametrize("n,c,h,w,o", [(1, 24, 9, 9, 44), (2, 32, 8, 8, 64)])
+def test_pointwise_conv_row_tiles_outermost(n: int, c: int, h: int, w: int, o: int) -> None:
+    """The pointwise schedule that copies all of B and runs the row tiles
+    outermost (a partial last panel of pixels, a remainder row tile; both
+    loops split over 2 threads) gives the same bits as the panels-outermost one."""
+    from threads_check import call_threaded, compile_threaded
+
+    from graphopt.lowering import gemm
+
+    xs, ws, res = rand(n, c, h, w), rand(o, c, 1, 1), rand(n, o, h, w)
+    b = GraphBuilder("f")
+    x, r = b.input((n, c, h, w), name="x"), b.input((n, o, h, w), name="r")
+    module = b.build(b.relu(b.add(b.conv2d(x, b.constant(ws), (1, 1), (0, 0, 0, 0), (1, 1), 1), r)))
+    outer = call_threaded(compile_threaded(module, opt_level=2), [xs, res])[0]
+    saved, gemm.ROWS_OUTER = gemm.ROWS_OUTER, False
+    try:
+        inner = call_threaded(compile_threaded(module, opt_level=2), [xs, res])[0]
+    finally:
+        gemm.ROWS_OUTER = saved
+    assert np.array_equal(outer, inner)
+    check(outer, np.maximum(np.einsum("oc,nchw->nohw", ws[:, :, 0, 0], xs) + res, 0), c)

@@ -20,14 +20,13 @@
 // CHECK-COUNT-14: vector.fma
 // CHECK:         scf.yield
 // CHECK-COUNT-16: vector.store %{{.*}}, %[[TILE]]
-// The epilogue reads the tile, adds the bias, applies relu and stores.
-// CHECK:       scf.for
-// CHECK-NEXT:    arith.addi
-// CHECK-NEXT:    scf.for
-// CHECK:           %[[T:.*]] = memref.load %[[TILE]]
-// CHECK:           %[[S:.*]] = arith.addf %[[T]], %{{.*}} : f32
-// CHECK:           %[[R:.*]] = arith.maximumf %[[S]], %{{.*}} : f32
-// CHECK-NEXT:      memref.store %[[R]], %[[OUT]]
+// The epilogue runs on vectors of a tile row: a vector of the bias, relu,
+// one store of 16 consecutive output columns.
+// CHECK:       scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:         %[[T:.*]] = vector.load %[[TILE]][%[[R]], %{{.*}}] : memref<8x32xf32>, vector<16xf32>
+// CHECK-NEXT:    %[[S:.*]] = arith.addf %[[T]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT:    %[[RL:.*]] = arith.maximumf %[[S]], %{{.*}} : vector<16xf32>
+// CHECK-NEXT:    vector.store %[[RL]], %[[OUT]]
 // The 4 rows left over (20 = 2 x 8 + 4) get a 4-row micro-kernel.
 // CHECK:       scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // The last 16 columns (48 = 32 + 16) are copied into the panel, zero-padded,
@@ -37,6 +36,12 @@
 // CHECK-NEXT:  memref.store %[[BV]], %[[PANEL]]
 // CHECK:       vector.load %[[PANEL]]
 // CHECK:       vector.fma
+// Its epilogue stores the 16 valid columns element by element.
+// CHECK:       %[[T2:.*]] = memref.load %[[TILE]]
+// CHECK-NEXT:  %[[B2:.*]] = memref.load %[[BIAS]]
+// CHECK-NEXT:  %[[S2:.*]] = arith.addf %[[T2]], %[[B2]] : f32
+// CHECK-NEXT:  %[[R2:.*]] = arith.maximumf %[[S2]], %{{.*}} : f32
+// CHECK-NEXT:  memref.store %[[R2]], %[[OUT]]
 func.func @dense(%a: tensor<20x40xf32>, %b: tensor<40x48xf32>, %c: tensor<48xf32>) -> tensor<20x48xf32> {
   %m = graph.matmul %a, %b : (tensor<20x40xf32>, tensor<40x48xf32>) -> tensor<20x48xf32>
   %s = graph.add %m, %c : (tensor<20x48xf32>, tensor<48xf32>) -> tensor<20x48xf32>
@@ -71,27 +76,31 @@ func.func @small(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> 
 }
 
 // A pointwise conv is, per image, w[O, C] @ x[C, H*W]: A elements come from the
-// weight, B vectors from the image's pixels, copied 32 at a time into a panel
-// (49 = 32 + 17: the last panel zero-padded), and the tile's pixel p is
-// stored at (p / 7, p % 7).
+// weight, B vectors from the image's pixels.  The image fits in L2, so it is
+// copied whole into panels of 32 pixels (49 = 32 + 17: the last panel
+// zero-padded, copied first), and the row tiles (8 output channels) run
+// outermost, each over every panel.  The epilogue stores 16 consecutive
+// pixels of a channel at (p / 7, p % 7), running across rows of the image.
 // CHECK-LABEL: func.func private @pointwise_k0_conv2d
 // CHECK-SAME: (%[[X:.*]]: memref<1x32x7x7xf32>, %[[W:.*]]: memref<48x32x1x1xf32>, %[[OUT:.*]]: memref<1x48x7x7xf32>)
-// CHECK:       %[[PANEL:.*]] = memref.alloca() : memref<32x32xf32>
+// CHECK:       %[[TILE:.*]] = memref.alloca() : memref<8x32xf32>
+// CHECK:       %[[PANELS:.*]] = memref.alloca() : memref<2x32x32xf32>
+// CHECK:       %[[XS:.*]] = memref.load %[[X]]
+// CHECK-NEXT:  memref.store %[[XS]], %[[PANELS]]
 // CHECK:       vector.load %[[X]]
-// CHECK-NEXT:  vector.store %{{.*}}, %[[PANEL]]
-// CHECK:       scf.for {{.*}} iter_args
-// CHECK:         vector.load %[[PANEL]]
-// CHECK:         memref.load %[[W]]
-// CHECK:         vector.fma
-// CHECK:         scf.yield
-// CHECK:       scf.for
-// CHECK-NEXT:    arith.addi
-// CHECK-NEXT:    scf.for
-// CHECK-NEXT:      %[[P:.*]] = arith.addi
-// CHECK-NEXT:      %[[Y:.*]] = arith.divui %[[P]], %{{.*}} : index
+// CHECK-NEXT:  vector.store %{{.*}}, %[[PANELS]]
+// CHECK:       scf.for %[[IB:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:         scf.for %[[JB:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      %[[P:.*]] = arith.muli %[[JB]], %{{.*}} : index
+// CHECK:           scf.for {{.*}} iter_args
+// CHECK:             vector.load %[[PANELS]][%[[JB]], %{{.*}}, %{{.*}}]
+// CHECK:             memref.load %[[W]]
+// CHECK:             vector.fma
+// CHECK:             scf.yield
+// CHECK:           %[[Y:.*]] = arith.divui %[[P]], %{{.*}} : index
 // CHECK-NEXT:      %[[XX:.*]] = arith.remui %[[P]], %{{.*}} : index
-// CHECK-NEXT:      memref.load
-// CHECK-NEXT:      memref.store %{{.*}}, %[[OUT]][%{{.*}}, %{{.*}}, %[[Y]], %[[XX]]]
+// CHECK:           %[[V:.*]] = vector.load %[[TILE]]
+// CHECK-NEXT:      vector.store %[[V]], %[[OUT]][%{{.*}}, %{{.*}}, %[[Y]], %[[XX]]]
 func.func @pointwise(%x: tensor<1x32x7x7xf32>, %w: tensor<48x32x1x1xf32>) -> tensor<1x48x7x7xf32> {
   %0 = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x7x7xf32>, tensor<48x32x1x1xf32>) -> tensor<1x48x7x7xf32>
   func.return %0 : tensor<1x48x7x7xf32>

@@ -19,9 +19,9 @@
 // CHECK:       %[[OLD:.*]] = vector.load %[[C]]
 // CHECK-NEXT:  %[[SUM:.*]] = arith.addf %[[OLD]], %{{.*}} : vector<16xf32>
 // CHECK-NEXT:  vector.store %[[SUM]], %[[C]]
-// The epilogue after the last chunk reads C.
-// CHECK:       %[[T:.*]] = memref.load %[[C]]
-// CHECK:       memref.store %{{.*}}, %[[OUT]]
+// The epilogue after the last chunk reads C, 16 columns at a time.
+// CHECK:       %[[T:.*]] = vector.load %[[C]]
+// CHECK:       vector.store %{{.*}}, %[[OUT]]
 
 func.func @mm(%a: tensor<210x1100xf32>, %b: tensor<1100x64xf32>, %bias: tensor<64xf32>) -> tensor<210x64xf32> {
   %m = graph.matmul %a, %b : (tensor<210x1100xf32>, tensor<1100x64xf32>) -> tensor<210x64xf32>
