@@ -112,6 +112,7 @@ class Scope:
     depth: int
     open_loops: list[Operation] = field(default_factory=list)
     memo: dict[Hashable, SSAValue] = field(default_factory=dict)
+    ops: dict[Hashable, Operation] = field(default_factory=dict)  # pure ops, for CSE
     terminator: Operation | None = None
 
     def insert(self, op: Operation) -> None:
@@ -158,6 +159,7 @@ class KernelEmitter:
         self._drivers: list[_Driver] = []
         self.rerun = False  # a rule was re-run: dead scalar ops may be left
         self._in_parallel = 0  # parallel loops open around the current scope
+        self.constant_of: dict[SSAValue, int] = {}  # index constants, filled by index()
         self.parallel_allowed = max(
             (_num_elements(a.type) for a in entry.args if isinstance(a.type, MemRefType)), default=0
         ) >= MIN_PARALLEL_ELEMENTS
@@ -183,12 +185,36 @@ class KernelEmitter:
             self.current = saved
 
     def emit(self, op: Operation) -> Operation:
-        """Insert a pure scalar op in the outermost scope its operands allow."""
+        """Insert a pure scalar op in the outermost scope its operands allow,
+        and return the op whose results stand for ``op``'s: ``op`` itself, or,
+        with ``op`` dropped, the constant it folds to (index arithmetic on
+        constants) or an equal op already emitted there (CSE at emission)."""
+        folded = self._fold(op)
         scope = self.scope_for(op.operands)
+        key = _cse_key(op) if folded is None else None
+        if key is not None and (hit := scope.ops.get(key)) is not None:
+            folded = hit
+        if folded is not None:
+            op.drop_all_references()  # never inserted: its operands lose the use
+            return folded
+        if key is not None:
+            scope.ops[key] = op
         scope.insert(op)
         for r in op.results:
             self.scope_of[r] = scope
         return op
+
+    def _fold(self, op: Operation) -> Operation | None:
+        fold = _INDEX_FOLDS.get(type(op))
+        if fold is None:
+            return None
+        values = [self.constant_of.get(v) for v in op.operands]
+        if None in values:
+            return None
+        value = fold(*values)
+        if value is None or not -(1 << 62) < value < 1 << 62:
+            return None
+        return self.index_in(self.scope_for(op.operands), value).owner  # type: ignore[return-value]
 
     def emit_here(self, op: Operation) -> Operation:
         """Insert an op with effects (a store) exactly in the current scope."""
@@ -214,9 +240,29 @@ class KernelEmitter:
     # -- constants -------------------------------------------------------------------
 
     def index(self, value: int) -> SSAValue:
-        return self.cached(("index", value), (), lambda: self.emit(
-            arith.ConstantOp.from_int_and_width(value, IndexType())
-        ).results[0])
+        def make() -> SSAValue:
+            v = self.emit(arith.ConstantOp.from_int_and_width(value, IndexType())).results[0]
+            self.constant_of[v] = value
+            return v
+
+        return self.cached(("index", value), (), make)
+
+    def index_in(self, scope: Scope, value: int) -> SSAValue:
+        """The constant ``value`` placed in ``scope``: what a fold of values
+        living there gives, so what depends on them (a load from a buffer
+        the kernel writes) is still not hoisted above them."""
+        if scope is self.root:
+            return self.index(value)
+        if (hit := scope.ops.get(("index", value))) is None:
+            hit = scope.ops[("index", value)] = self._new_index(scope, value)
+        return hit.results[0]
+
+    def _new_index(self, scope: Scope, value: int) -> Operation:
+        op = arith.ConstantOp.from_int_and_width(value, IndexType())
+        scope.insert(op)
+        self.scope_of[op.result] = scope
+        self.constant_of[op.result] = value
+        return op
 
     def scalar_constant(self, value: float | int, element_type: Attribute) -> SSAValue:
         def make() -> SSAValue:
@@ -320,6 +366,22 @@ class KernelEmitter:
             self.scope_of[arg] = scope
         return for_op, scope
 
+    @contextmanager
+    def _straight(self, value: int) -> Iterator[SSAValue]:
+        """The body of a one-trip loop, emitted in place: its index is a
+        constant of its own in the current scope (where the loop would be), so
+        what depends on it stays here, as it would stay in the loop, and
+        folds.  For the worklist it counts as an open loop: a rule must not
+        unwind through a body that has emitted stores."""
+        driver = self._drivers[-1] if self._drivers else None
+        if driver is not None:
+            driver.open_loops += 1
+        try:
+            yield self._new_index(self.current, value).results[0]
+        finally:
+            if driver is not None:
+                driver.open_loops -= 1
+
     def _close_loop(
         self, for_op: scf.ForOp | scf.ParallelOp, scope: Scope, yielded: Sequence[SSAValue]
     ) -> None:
@@ -348,6 +410,9 @@ class KernelEmitter:
         def level(k: int, ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
             if k == len(extents):
                 return list(body(ivs, accs))
+            if extents[k] == 1:
+                with self._straight(0) as iv:
+                    return level(k + 1, [*ivs, iv], accs)
             for_op, scope = self._open_loop(extents[k], accs)
             with self.at(scope):
                 nxt = level(k + 1, [*ivs, scope.block.args[0]], list(scope.block.args[1:]))
@@ -362,6 +427,10 @@ class KernelEmitter:
         """A loop over ``range(start, extent)`` whose ``body(iv)`` has effects
         (stores); ``parallel`` asks for an ``scf.parallel`` (the iterations
         must write disjoint elements), granted as :meth:`wants_parallel` says."""
+        if extent - start == 1:
+            with self._straight(start) as iv:
+                body(iv)
+            return
         parallel = parallel and self.wants_parallel(extent - start)
         for_op, scope = self._open_loop(extent, (), start, parallel)
         with self.at(scope):
@@ -423,6 +492,13 @@ class KernelEmitter:
                 ]
                 self.emit_here(memref.StoreOp.get(v, buffer, at))
                 return
+            if shape[order[k]] == 1:
+                if k == len(order) - 1:
+                    self._innermost = None
+                with self._straight(0) as iv:
+                    ivs[order[k]] = iv
+                    level(k + 1)
+                return
             for_op, scope = self._open_loop(shape[order[k]], (), parallel=k == par)
             ivs[order[k]] = scope.block.args[0]
             if k == len(order) - 1:
@@ -460,9 +536,18 @@ class KernelEmitter:
     def idx_mul(self, a: SSAValue, c: int) -> SSAValue:
         if c == 1:
             return a
+        if c == 0:
+            return self.index_in(self.scope_for([a]), 0)
         return self.emit(arith.MuliOp(a, self.index(c))).results[0]
 
     def idx_add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        if a in self.constant_of and b not in self.constant_of:
+            a, b = b, a  # the constant second: one form for CSE
+        # ``a + 0`` is ``a`` unless the 0 lives deeper (a one-trip index).
+        if self.constant_of.get(b) == 0 and self.scope_for([a, b]) is self.scope_for([a]):
+            return a
+        if self.constant_of.get(a) == 0 and self.scope_for([a, b]) is self.scope_for([b]):
+            return b
         return self.emit(arith.AddiOp(a, b)).results[0]
 
     def idx_div(self, a: SSAValue, c: int) -> SSAValue:
@@ -471,7 +556,63 @@ class KernelEmitter:
         return self.emit(arith.DivUIOp(a, self.index(c))).results[0]
 
     def idx_rem(self, a: SSAValue, c: int) -> SSAValue:
+        if c == 1:
+            return self.index_in(self.scope_for([a]), 0)
         return self.emit(arith.RemUIOp(a, self.index(c))).results[0]
+
+
+def _div_si(a: int, b: int) -> int | None:
+    if b == 0:
+        return None
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def _rem_si(a: int, b: int) -> int | None:
+    q = _div_si(a, b)
+    return None if q is None else a - b * q
+
+
+_INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int | None]] = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+    arith.DivUIOp: lambda a, b: a // b if a >= 0 and b > 0 else None,
+    arith.RemUIOp: lambda a, b: a % b if a >= 0 and b > 0 else None,
+    arith.DivSIOp: _div_si,
+    arith.RemSIOp: _rem_si,
+    arith.MinSIOp: min,
+    arith.MaxSIOp: max,
+}
+"""Index arithmetic ``emit`` folds when every operand is an ``index()``
+constant (only ``index`` values are ever in ``constant_of``)."""
+
+_PURE: dict[type[Operation], bool] = {arith.RemUIOp: True, arith.ExtSIOp: True}
+"""Per op class, whether it is pure (xDSL 0.74 leaves these two without the trait)."""
+
+
+def _cse_key(op: Operation) -> Hashable | None:
+    """What makes two pure, region-free ops equal; ``None`` for any other op
+    (a load from a buffer the kernel writes is never merged)."""
+    if op.regions or op.successors:
+        return None
+    pure = _PURE.get(type(op))
+    if pure is None:
+        pure = _PURE[type(op)] = is_side_effect_free(op)
+    if not pure:
+        return None
+    key = (
+        type(op),
+        tuple(op.operands),
+        tuple(op.properties.items()) if op.properties else (),
+        tuple(op.attributes.items()) if op.attributes else (),
+        tuple(r.type for r in op.results),
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _to_parallel(for_op: scf.ForOp) -> None:

@@ -86,8 +86,7 @@ func.func @small(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> 
 // CHECK:         scf.yield
 // CHECK:       scf.for
 // CHECK-NEXT:    arith.addi
-// CHECK-NEXT:    scf.for
-// CHECK-NEXT:      %[[P:.*]] = arith.addi
+// CHECK-NEXT:    scf.for %[[P:[^ ]*]] =
 // CHECK-NEXT:      %[[Y:.*]] = arith.divui %[[P]], %{{.*}} : index
 // CHECK-NEXT:      %[[XX:.*]] = arith.remui %[[P]], %{{.*}} : index
 // CHECK-NEXT:      memref.load
