@@ -21,6 +21,18 @@ the loop it is currently building, so:
   anchor once per element, and a value computed in an outer scope is reused
   by every inner one.
 
+Less IR to begin with
+---------------------
+Every later step (conversion, printing, LLVM) pays per op, so ``emit`` makes
+no op it can avoid: index arithmetic on ``index()`` constants folds to a
+constant (``constant_of`` knows them by the op that made them), ``x + 0``,
+``x * 1`` and ``x * 0`` are no ops, and a pure op equal to one already in its
+scope is that op (CSE as it is emitted).  A loop of one trip is no loop: its
+body is emitted in place with its index a constant of the current scope, and
+a fold of values living in a scope is a constant of that scope, so what
+depends on the index (a load from a buffer the kernel writes) stays where
+the loop would have kept it.
+
 A worklist, not the Python stack
 --------------------------------
 A rule asks for its operands while it runs, so inlining recurses a few
@@ -377,7 +389,7 @@ class KernelEmitter:
         if driver is not None:
             driver.open_loops += 1
         try:
-            yield self._new_index(self.current, value).results[0]
+            yield self.index_in(self.current, value)
         finally:
             if driver is not None:
                 driver.open_loops -= 1
