@@ -197,10 +197,8 @@ class KernelEmitter:
             self.current = saved
 
     def emit(self, op: Operation) -> Operation:
-        """Insert a pure scalar op in the outermost scope its operands allow,
-        and return the op whose results stand for ``op``'s: ``op`` itself, or,
-        with ``op`` dropped, the constant it folds to (index arithmetic on
-        constants) or an equal op already emitted there (CSE at emission)."""
+        """Insert a pure scalar op in the outermost scope its operands allow;
+        returns it, or (``op`` dropped) its fold or an equal op there (CSE)."""
         folded = self._fold(op)
         scope = self.scope_for(op.operands)
         key = _cse_key(op) if folded is None else None
@@ -266,15 +264,11 @@ class KernelEmitter:
         if scope is self.root:
             return self.index(value)
         if (hit := scope.ops.get(("index", value))) is None:
-            hit = scope.ops[("index", value)] = self._new_index(scope, value)
+            hit = scope.ops[("index", value)] = arith.ConstantOp.from_int_and_width(value, IndexType())
+            scope.insert(hit)
+            self.scope_of[hit.results[0]] = scope
+            self.constant_of[hit.results[0]] = value
         return hit.results[0]
-
-    def _new_index(self, scope: Scope, value: int) -> Operation:
-        op = arith.ConstantOp.from_int_and_width(value, IndexType())
-        scope.insert(op)
-        self.scope_of[op.result] = scope
-        self.constant_of[op.result] = value
-        return op
 
     def scalar_constant(self, value: float | int, element_type: Attribute) -> SSAValue:
         def make() -> SSAValue:
@@ -380,11 +374,9 @@ class KernelEmitter:
 
     @contextmanager
     def _straight(self, value: int) -> Iterator[SSAValue]:
-        """The body of a one-trip loop, emitted in place: its index is a
-        constant of its own in the current scope (where the loop would be), so
-        what depends on it stays here, as it would stay in the loop, and
-        folds.  For the worklist it counts as an open loop: a rule must not
-        unwind through a body that has emitted stores."""
+        """A one-trip loop's body, in place; its index is a constant of the
+        current scope (see the module docstring).  It counts as an open loop
+        for the worklist: no rule unwinds through a body that stored."""
         driver = self._drivers[-1] if self._drivers else None
         if driver is not None:
             driver.open_loops += 1
@@ -454,10 +446,8 @@ class KernelEmitter:
         ``size``: the full blocks in a loop (or inline when there is one),
         then the shorter last block, so every length is a constant."""
         full, rest = divmod(extent, size)
-        if full > 1:
+        if full:
             self.loop(full, lambda b: block(self.idx_mul(b, size), size))
-        elif full == 1:
-            block(self.index(0), size)
         if rest:
             block(self.index(full * size), rest)
 
@@ -573,31 +563,16 @@ class KernelEmitter:
         return self.emit(arith.RemUIOp(a, self.index(c))).results[0]
 
 
-def _div_si(a: int, b: int) -> int | None:
-    if b == 0:
-        return None
-    q = abs(a) // abs(b)
-    return q if (a < 0) == (b < 0) else -q
-
-
-def _rem_si(a: int, b: int) -> int | None:
-    q = _div_si(a, b)
-    return None if q is None else a - b * q
-
-
 _INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int | None]] = {
     arith.AddiOp: lambda a, b: a + b,
     arith.SubiOp: lambda a, b: a - b,
     arith.MuliOp: lambda a, b: a * b,
     arith.DivUIOp: lambda a, b: a // b if a >= 0 and b > 0 else None,
     arith.RemUIOp: lambda a, b: a % b if a >= 0 and b > 0 else None,
-    arith.DivSIOp: _div_si,
-    arith.RemSIOp: _rem_si,
     arith.MinSIOp: min,
     arith.MaxSIOp: max,
 }
-"""Index arithmetic ``emit`` folds when every operand is an ``index()``
-constant (only ``index`` values are ever in ``constant_of``)."""
+"""Index arithmetic ``emit`` folds when every operand is in ``constant_of``."""
 
 _PURE: dict[type[Operation], bool] = {arith.RemUIOp: True, arith.ExtSIOp: True}
 """Per op class, whether it is pure (xDSL 0.74 leaves these two without the trait)."""
@@ -613,18 +588,9 @@ def _cse_key(op: Operation) -> Hashable | None:
         pure = _PURE[type(op)] = is_side_effect_free(op)
     if not pure:
         return None
-    key = (
-        type(op),
-        tuple(op.operands),
-        tuple(op.properties.items()) if op.properties else (),
-        tuple(op.attributes.items()) if op.attributes else (),
-        tuple(r.type for r in op.results),
-    )
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
+    props = tuple(op.properties.items()) if op.properties else ()
+    attrs = tuple(op.attributes.items()) if op.attributes else ()
+    return type(op), tuple(op.operands), props, attrs, tuple(r.type for r in op.results)
 
 
 def _to_parallel(for_op: scf.ForOp) -> None:
