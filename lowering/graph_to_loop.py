@@ -342,13 +342,17 @@ class FunctionLowering:
         in_types, out_types = [b.type for b in in_bufs], [b.type for b in out_bufs]
         key = self._source_key(spec, in_types, out_types)
         shared = self.cache.by_source.get(key) if key is not None else None
-        driver_block.add_op(func.CallOp(shared or spec.name, [*in_bufs, *out_bufs], []))
-        if shared is not None:
+        kernel = None
+        if shared is None:
+            kernel = emit_kernel(spec, buffer_inputs, in_types, out_types, gemm)
+            if key is None:
+                shared = self.cache.shared_name(kernel)
+            else:
+                self.cache.by_source[key] = spec.name
+        else:
             self.cache.hits += 1
-            return None
-        if key is not None:
-            self.cache.by_source[key] = spec.name
-        return emit_kernel(spec, buffer_inputs, in_types, out_types, gemm)
+        driver_block.add_op(func.CallOp(shared or spec.name, [*in_bufs, *out_bufs], []))
+        return None if shared else kernel
 
     def _source_key(self, spec: KernelSpec, in_types, out_types):
         """The kernel's :func:`source_key`: its group's body (or its one op)."""

@@ -1,35 +1,57 @@
-"""Kernel de-duplication: kernels that would be emitted identical become one function.
+"""Kernel de-duplication: structurally identical kernels become one function.
 
-TVM's compile engine caches lowered functions by structural hash.  Here a
-kernel is keyed before it is emitted (emitting a kernel only to find it is a
-copy cost most of the lowering: ResNet-50 has 110 kernels, 43 distinct), by
-what emission reads: :func:`source_key` describes the graph ops of its group
-in order -- name, properties, attributes (a bare op's memory plan left out:
-only the driver reads it), result types, operands numbered by definition --
-a dense constant by its type only (it is a kernel argument, so two convs that
-differ only in their weights share one kernel), which inputs are buffers (and
-dense constants, which a GEMM schedule packs) or scalars (by value), the roots
-and the buffer types.  Equal keys give equal kernels, so
-``lower-graph-to-loop`` emits the first and points the other call sites at
+TVM's compile engine caches lowered functions by structural hash; here the
+key is the emitted kernel itself.  :func:`structural_key` is a hashable
+description of a kernel ``func.func``: its type, and every op in order with
+its name, attributes, properties, result types, operands and successors
+(numbered by definition order), nested regions included -- everything but
+the kernel's name.  Two kernels with equal keys are the same code, so
+``lower-graph-to-loop`` keeps the first and points the other call sites at
 it.  The key is exact: attributes compare by value (xDSL compares floats by
 their bits, so ``-0.0`` and ``0.0`` differ), so any difference in an inlined
-constant, an attribute, a shape or a dtype means a different kernel.  A
-kernel without a key (an op reads a value from outside) is not shared.
+constant, an attribute, a shape or a dtype means a different kernel.  Large
+constants are kernel arguments, so two convs that differ only in their
+weights share one kernel.
+
+Emitting a kernel only to find it is a copy costs most of the lowering (ResNet-50:
+110 kernels, 43 distinct), so :func:`source_key` keys a kernel before it is
+emitted, by what emission reads: the graph ops of its group (a dense constant by
+its type only: it is an argument; a bare op without its memory plan, which only
+the driver reads), which inputs are buffers (and dense constants, which a GEMM
+schedule packs) or scalars (by value), the roots and the buffer types.  Equal
+source keys give equal kernels.  Only a kernel without a source key is keyed by
+its emitted body (keying every emitted kernel cost DenseNet-121 a sixth of its
+lowering and found no copy the source keys miss).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 
+from xdsl.dialects import func
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from graphopt.transforms.memory.plan_attr import OFFSETS_KEY
 
-__all__ = ["KernelCache", "source_key"]
+__all__ = ["KernelCache", "source_key", "structural_key"]
 
 
 class _Foreign(Exception):
-    """An operand defined outside the group: the kernel is not keyed."""
+    """An operand defined outside the kernel: the kernel is not keyed."""
+
+
+def structural_key(fn: func.FuncOp) -> Hashable | None:
+    """The key of ``fn`` (``None`` if it uses a value defined outside itself)."""
+    ids: dict[SSAValue | Block, int] = {}
+    parts: list[Hashable] = [
+        tuple(sorted((k, v) for k, v in fn.properties.items() if k != "sym_name")),
+        tuple(sorted(fn.attributes.items())),
+    ]
+    try:
+        _region(fn.body, ids, parts)
+    except _Foreign:
+        return None
+    return tuple(parts)
 
 
 def _region(region: Region, ids: dict[SSAValue | Block, int], parts: list[Hashable]) -> None:
@@ -46,14 +68,16 @@ def _region(region: Region, ids: dict[SSAValue | Block, int], parts: list[Hashab
             _op(op, ids, parts)
 
 
-def _op(op: Operation, ids: dict[SSAValue | Block, int], parts: list[Hashable]) -> None:
+def _op(
+    op: Operation, ids: dict[SSAValue | Block, int], parts: list[Hashable], plan_free: bool = False
+) -> None:
     try:
         operands = tuple(ids[v] for v in op.operands)
         successors = tuple(ids[b] for b in op.successors)
     except KeyError:
         raise _Foreign from None
     attributes = op.attributes
-    if OFFSETS_KEY in attributes:
+    if plan_free and OFFSETS_KEY in attributes:
         attributes = {k: v for k, v in attributes.items() if k != OFFSETS_KEY}
     parts.append((
         op.name,
@@ -90,7 +114,7 @@ def source_key(
                 parts.append(("dense", op.results[0].type))
                 ids[op.results[0]] = len(ids)
             else:
-                _op(op, ids, parts)
+                _op(op, ids, parts, plan_free=True)
         parts.append(tuple(ids[r] for r in roots))
     except (_Foreign, KeyError):
         return None
@@ -98,8 +122,23 @@ def source_key(
 
 
 class KernelCache:
-    """The kernels emitted so far in one module, by :func:`source_key`."""
+    """Kernels emitted so far in one module, by structural key (and by
+    source key, :func:`source_key`)."""
 
     def __init__(self) -> None:
+        self._names: dict[Hashable, str] = {}
         self.by_source: dict[Hashable, str] = {}
         self.hits = 0
+
+    def shared_name(self, kernel: func.FuncOp) -> str | None:
+        """The name of an earlier kernel identical to ``kernel``, or ``None``
+        (then ``kernel`` is recorded and must be kept)."""
+        key = structural_key(kernel)
+        if key is None:
+            return None
+        name = self._names.get(key)
+        if name is None:
+            self._names[key] = kernel.sym_name.data
+            return None
+        self.hits += 1
+        return name
