@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from math import prod
 
 from xdsl.context import Context
@@ -344,9 +345,10 @@ class FunctionLowering:
         kernel = None
         if shared is None:
             kernel = emit_kernel(spec, buffer_inputs, in_types, out_types, gemm)
-            shared = self.cache.shared_name(kernel)
-            if key is not None:
-                self.cache.by_source[key] = shared or spec.name
+            if key is None:
+                shared = self.cache.shared_name(kernel)
+            else:
+                self.cache.by_source[key] = spec.name
         else:
             self.cache.hits += 1
         driver_block.add_op(func.CallOp(shared or spec.name, [*in_bufs, *out_bufs], []))
@@ -437,18 +439,30 @@ def store_concat(
 
 
 def _collapsed(emitter: KernelEmitter, buffer: SSAValue, axis: int) -> SSAValue:
-    """``buffer`` as ``[outer, inner]`` around ``axis`` (``[inner]`` for axis 0)."""
-    t = buffer.type
-    assert isinstance(t, MemRefType)
-    shape = t.get_shape()
-    groups = ([list(range(axis))] if axis else []) + [list(range(axis, len(shape)))]
-    sizes = [prod(shape[d] for d in g) for g in groups]
-    op = memref.CollapseShapeOp(
-        operands=[buffer],
-        result_types=[MemRefType(t.element_type, sizes)],
-        properties={"reassociation": ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])},
-    )
-    return emitter.emit(op).results[0]
+    """``buffer`` as ``[outer, inner]`` around ``axis`` (``[inner]`` for axis 0),
+    made once per kernel (a concat collapses its output once per input)."""
+
+    def make() -> SSAValue:
+        t = buffer.type
+        assert isinstance(t, MemRefType)
+        shape = t.get_shape()
+        groups = ([range(axis)] if axis else []) + [range(axis, len(shape))]
+        op = memref.CollapseShapeOp(
+            operands=[buffer],
+            result_types=[MemRefType(t.element_type, [prod(shape[d] for d in g) for g in groups])],
+            properties={"reassociation": _reassociation(len(shape), axis)},
+        )
+        return emitter.emit(op).results[0]
+
+    return emitter.cached(("collapsed", axis), [buffer], make)
+
+
+@lru_cache(maxsize=None)
+def _reassociation(rank: int, axis: int) -> ArrayAttr:
+    """The dimension groups ``[0, axis)`` and ``[axis, rank)`` (attributes are
+    costly to build, and immutable)."""
+    groups = ([range(axis)] if axis else []) + [range(axis, rank)]
+    return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
 
 
 def _copy_slice(emitter: KernelEmitter, src: SSAValue, out: SSAValue, axis: int, start: int) -> None:

@@ -21,6 +21,18 @@ the loop it is currently building, so:
   anchor once per element, and a value computed in an outer scope is reused
   by every inner one.
 
+Less IR to begin with
+---------------------
+Every later step (conversion, printing, LLVM) pays per op, so ``emit`` makes
+no op it can avoid: index arithmetic on ``index()`` constants folds to a
+constant (``constant_of`` knows them by the op that made them), ``x + 0``,
+``x * 1`` and ``x * 0`` are no ops, and a pure op equal to one already in its
+scope is that op (CSE as it is emitted).  A loop of one trip is no loop: its
+body is emitted in place with its index a constant of the current scope, and
+a fold of values living in a scope is a constant of that scope, so what
+depends on the index (a load from a buffer the kernel writes) stays where
+the loop would have kept it.
+
 A worklist, not the Python stack
 --------------------------------
 A rule asks for its operands while it runs, so inlining recurses a few
@@ -112,6 +124,7 @@ class Scope:
     depth: int
     open_loops: list[Operation] = field(default_factory=list)
     memo: dict[Hashable, SSAValue] = field(default_factory=dict)
+    ops: dict[Hashable, Operation] = field(default_factory=dict)  # pure ops, for CSE
     terminator: Operation | None = None
 
     def insert(self, op: Operation) -> None:
@@ -158,6 +171,7 @@ class KernelEmitter:
         self._drivers: list[_Driver] = []
         self.rerun = False  # a rule was re-run: dead scalar ops may be left
         self._in_parallel = 0  # parallel loops open around the current scope
+        self.constant_of: dict[SSAValue, int] = {}  # index constants, filled by index()
         self.parallel_allowed = max(
             (_num_elements(a.type) for a in entry.args if isinstance(a.type, MemRefType)), default=0
         ) >= MIN_PARALLEL_ELEMENTS
@@ -183,12 +197,34 @@ class KernelEmitter:
             self.current = saved
 
     def emit(self, op: Operation) -> Operation:
-        """Insert a pure scalar op in the outermost scope its operands allow."""
+        """Insert a pure scalar op in the outermost scope its operands allow;
+        returns it, or (``op`` dropped) its fold or an equal op there (CSE)."""
+        folded = self._fold(op)
         scope = self.scope_for(op.operands)
+        key = _cse_key(op) if folded is None else None
+        if key is not None and (hit := scope.ops.get(key)) is not None:
+            folded = hit
+        if folded is not None:
+            op.drop_all_references()  # never inserted: its operands lose the use
+            return folded
+        if key is not None:
+            scope.ops[key] = op
         scope.insert(op)
         for r in op.results:
             self.scope_of[r] = scope
         return op
+
+    def _fold(self, op: Operation) -> Operation | None:
+        fold = _INDEX_FOLDS.get(type(op))
+        if fold is None:
+            return None
+        values = [self.constant_of.get(v) for v in op.operands]
+        if None in values:
+            return None
+        value = fold(*values)
+        if value is None or not -(1 << 62) < value < 1 << 62:
+            return None
+        return self.index_in(self.scope_for(op.operands), value).owner  # type: ignore[return-value]
 
     def emit_here(self, op: Operation) -> Operation:
         """Insert an op with effects (a store) exactly in the current scope."""
@@ -214,9 +250,25 @@ class KernelEmitter:
     # -- constants -------------------------------------------------------------------
 
     def index(self, value: int) -> SSAValue:
-        return self.cached(("index", value), (), lambda: self.emit(
-            arith.ConstantOp.from_int_and_width(value, IndexType())
-        ).results[0])
+        def make() -> SSAValue:
+            v = self.emit(arith.ConstantOp.from_int_and_width(value, IndexType())).results[0]
+            self.constant_of[v] = value
+            return v
+
+        return self.cached(("index", value), (), make)
+
+    def index_in(self, scope: Scope, value: int) -> SSAValue:
+        """The constant ``value`` placed in ``scope``: what a fold of values
+        living there gives, so what depends on them (a load from a buffer
+        the kernel writes) is still not hoisted above them."""
+        if scope is self.root:
+            return self.index(value)
+        if (hit := scope.ops.get(("index", value))) is None:
+            hit = scope.ops[("index", value)] = arith.ConstantOp.from_int_and_width(value, IndexType())
+            scope.insert(hit)
+            self.scope_of[hit.results[0]] = scope
+            self.constant_of[hit.results[0]] = value
+        return hit.results[0]
 
     def scalar_constant(self, value: float | int, element_type: Attribute) -> SSAValue:
         def make() -> SSAValue:
@@ -320,6 +372,20 @@ class KernelEmitter:
             self.scope_of[arg] = scope
         return for_op, scope
 
+    @contextmanager
+    def _straight(self, value: int) -> Iterator[SSAValue]:
+        """A one-trip loop's body, in place; its index is a constant of the
+        current scope (see the module docstring).  It counts as an open loop
+        for the worklist: no rule unwinds through a body that stored."""
+        driver = self._drivers[-1] if self._drivers else None
+        if driver is not None:
+            driver.open_loops += 1
+        try:
+            yield self.index_in(self.current, value)
+        finally:
+            if driver is not None:
+                driver.open_loops -= 1
+
     def _close_loop(
         self, for_op: scf.ForOp | scf.ParallelOp, scope: Scope, yielded: Sequence[SSAValue]
     ) -> None:
@@ -348,6 +414,9 @@ class KernelEmitter:
         def level(k: int, ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
             if k == len(extents):
                 return list(body(ivs, accs))
+            if extents[k] == 1:
+                with self._straight(0) as iv:
+                    return level(k + 1, [*ivs, iv], accs)
             for_op, scope = self._open_loop(extents[k], accs)
             with self.at(scope):
                 nxt = level(k + 1, [*ivs, scope.block.args[0]], list(scope.block.args[1:]))
@@ -362,6 +431,10 @@ class KernelEmitter:
         """A loop over ``range(start, extent)`` whose ``body(iv)`` has effects
         (stores); ``parallel`` asks for an ``scf.parallel`` (the iterations
         must write disjoint elements), granted as :meth:`wants_parallel` says."""
+        if extent - start == 1:
+            with self._straight(start) as iv:
+                body(iv)
+            return
         parallel = parallel and self.wants_parallel(extent - start)
         for_op, scope = self._open_loop(extent, (), start, parallel)
         with self.at(scope):
@@ -373,10 +446,8 @@ class KernelEmitter:
         ``size``: the full blocks in a loop (or inline when there is one),
         then the shorter last block, so every length is a constant."""
         full, rest = divmod(extent, size)
-        if full > 1:
+        if full:
             self.loop(full, lambda b: block(self.idx_mul(b, size), size))
-        elif full == 1:
-            block(self.index(0), size)
         if rest:
             block(self.index(full * size), rest)
 
@@ -423,6 +494,13 @@ class KernelEmitter:
                 ]
                 self.emit_here(memref.StoreOp.get(v, buffer, at))
                 return
+            if shape[order[k]] == 1:
+                if k == len(order) - 1:
+                    self._innermost = None
+                with self._straight(0) as iv:
+                    ivs[order[k]] = iv
+                    level(k + 1)
+                return
             for_op, scope = self._open_loop(shape[order[k]], (), parallel=k == par)
             ivs[order[k]] = scope.block.args[0]
             if k == len(order) - 1:
@@ -460,9 +538,18 @@ class KernelEmitter:
     def idx_mul(self, a: SSAValue, c: int) -> SSAValue:
         if c == 1:
             return a
+        if c == 0:
+            return self.index_in(self.scope_for([a]), 0)
         return self.emit(arith.MuliOp(a, self.index(c))).results[0]
 
     def idx_add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        if a in self.constant_of and b not in self.constant_of:
+            a, b = b, a  # the constant second: one form for CSE
+        # ``a + 0`` is ``a`` unless the 0 lives deeper (a one-trip index).
+        if self.constant_of.get(b) == 0 and self.scope_for([a, b]) is self.scope_for([a]):
+            return a
+        if self.constant_of.get(a) == 0 and self.scope_for([a, b]) is self.scope_for([b]):
+            return b
         return self.emit(arith.AddiOp(a, b)).results[0]
 
     def idx_div(self, a: SSAValue, c: int) -> SSAValue:
@@ -471,7 +558,39 @@ class KernelEmitter:
         return self.emit(arith.DivUIOp(a, self.index(c))).results[0]
 
     def idx_rem(self, a: SSAValue, c: int) -> SSAValue:
+        if c == 1:
+            return self.index_in(self.scope_for([a]), 0)
         return self.emit(arith.RemUIOp(a, self.index(c))).results[0]
+
+
+_INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int | None]] = {
+    arith.AddiOp: lambda a, b: a + b,
+    arith.SubiOp: lambda a, b: a - b,
+    arith.MuliOp: lambda a, b: a * b,
+    arith.DivUIOp: lambda a, b: a // b if a >= 0 and b > 0 else None,
+    arith.RemUIOp: lambda a, b: a % b if a >= 0 and b > 0 else None,
+    arith.MinSIOp: min,
+    arith.MaxSIOp: max,
+}
+"""Index arithmetic ``emit`` folds when every operand is in ``constant_of``."""
+
+_PURE: dict[type[Operation], bool] = {arith.RemUIOp: True, arith.ExtSIOp: True}
+"""Per op class, whether it is pure (xDSL 0.74 leaves these two without the trait)."""
+
+
+def _cse_key(op: Operation) -> Hashable | None:
+    """What makes two pure, region-free ops equal; ``None`` for any other op
+    (a load from a buffer the kernel writes is never merged)."""
+    if op.regions or op.successors:
+        return None
+    pure = _PURE.get(type(op))
+    if pure is None:
+        pure = _PURE[type(op)] = is_side_effect_free(op)
+    if not pure:
+        return None
+    props = tuple(op.properties.items()) if op.properties else ()
+    attrs = tuple(op.attributes.items()) if op.attributes else ()
+    return type(op), tuple(op.operands), props, attrs, tuple(r.type for r in op.results)
 
 
 def _to_parallel(for_op: scf.ForOp) -> None:

@@ -15,8 +15,7 @@
 // CHECK-NEXT:    vector.fma %[[A]], %[[WV]], %{{.*}} : vector<16xf32>
 // The epilogue, per output channel J of the tile: one vector of 16 pixels.
 // CHECK:       scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
-// CHECK-NEXT:    arith.addi
-// CHECK-NEXT:    %[[T:.*]] = vector.load %[[TILE]][%[[J]], %{{.*}}] : memref<16x16xf32>, vector<16xf32>
+// CHECK:         %[[T:.*]] = vector.load %[[TILE]][%[[J]], %{{.*}}] : memref<16x16xf32>, vector<16xf32>
 // CHECK-NEXT:    %[[BS:.*]] = memref.load %[[BIAS]]
 // CHECK-NEXT:    %[[BV:.*]] = vector.broadcast %[[BS]] : f32 to vector<16xf32>
 // CHECK-NEXT:    %[[S:.*]] = arith.addf %[[T]], %[[BV]] : vector<16xf32>

@@ -79,8 +79,10 @@ func.func @small(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> 
 // weight, B vectors from the image's pixels.  The image fits in L2, so it is
 // copied whole into panels of 32 pixels (49 = 32 + 17: the last panel
 // zero-padded, copied first), and the row tiles (8 output channels) run
-// outermost, each over every panel.  The epilogue stores 16 consecutive
-// pixels of a channel at (p / 7, p % 7), running across rows of the image.
+// outermost, each over every panel (the one full panel is no loop).  The
+// epilogue stores 16 consecutive pixels of a channel from pixel p at
+// (p / 7, p % 7), running across rows of the image: p = 0 and p = 16 here,
+// folded to constants.
 // CHECK-LABEL: func.func private @pointwise_k0_conv2d
 // CHECK-SAME: (%[[X:.*]]: memref<1x32x7x7xf32>, %[[W:.*]]: memref<48x32x1x1xf32>, %[[OUT:.*]]: memref<1x48x7x7xf32>)
 // CHECK:       %[[TILE:.*]] = memref.alloca() : memref<8x32xf32>
@@ -90,17 +92,18 @@ func.func @small(%a: tensor<8x16xf32>, %b: tensor<16x4xf32>) -> tensor<8x4xf32> 
 // CHECK:       vector.load %[[X]]
 // CHECK-NEXT:  vector.store %{{.*}}, %[[PANELS]]
 // CHECK:       scf.for %[[IB:.*]] = %{{.*}} to %{{.*}} step
-// CHECK:         scf.for %[[JB:.*]] = %{{.*}} to %{{.*}} step
-// CHECK-NEXT:      %[[P:.*]] = arith.muli %[[JB]], %{{.*}} : index
-// CHECK:           scf.for {{.*}} iter_args
-// CHECK:             vector.load %[[PANELS]][%[[JB]], %{{.*}}, %{{.*}}]
-// CHECK:             memref.load %[[W]]
-// CHECK:             vector.fma
-// CHECK:             scf.yield
-// CHECK:           %[[Y:.*]] = arith.divui %[[P]], %{{.*}} : index
-// CHECK-NEXT:      %[[XX:.*]] = arith.remui %[[P]], %{{.*}} : index
-// CHECK:           %[[V:.*]] = vector.load %[[TILE]]
-// CHECK-NEXT:      vector.store %[[V]], %[[OUT]][%{{.*}}, %{{.*}}, %[[Y]], %[[XX]]]
+// CHECK:         %[[JB:.*]] = arith.constant 0 : index
+// CHECK:         scf.for {{.*}} iter_args
+// CHECK:           vector.load %[[PANELS]][%[[JB]], %{{.*}}, %{{.*}}]
+// CHECK:           memref.load %[[W]]
+// CHECK:           vector.fma
+// CHECK:           scf.yield
+// CHECK:         %[[C2:.*]] = arith.constant 2 : index
+// CHECK:         scf.for
+// CHECK:           %[[V0:.*]] = vector.load %[[TILE]]
+// CHECK-NEXT:      vector.store %[[V0]], %[[OUT]][%{{.*}}, %{{.*}}, %[[JB]], %[[JB]]]
+// CHECK-NEXT:      %[[V1:.*]] = vector.load %[[TILE]]
+// CHECK-NEXT:      vector.store %[[V1]], %[[OUT]][%{{.*}}, %{{.*}}, %[[C2]], %[[C2]]]
 func.func @pointwise(%x: tensor<1x32x7x7xf32>, %w: tensor<48x32x1x1xf32>) -> tensor<1x48x7x7xf32> {
   %0 = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x7x7xf32>, tensor<48x32x1x1xf32>) -> tensor<1x48x7x7xf32>
   func.return %0 : tensor<1x48x7x7xf32>

@@ -17,11 +17,14 @@ func.func @ew(%x: tensor<256x1024xf32>, %y: tensor<1024xf32>) -> tensor<256x1024
   func.return %b : tensor<256x1024xf32>
 }
 
-// A leading dimension of 1 is skipped: the channels are split.
+// A leading dimension of 1 is no loop (its index is the constant 0): the
+// channels are split.
 // CHECK-LABEL: func.func private @nchw_k0_relu
-// CHECK:       scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:    "scf.parallel"
-// CHECK-NEXT:    ^{{.*}}(%{{.*}}: index):
+// CHECK:       %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NOT:   scf.for
+// CHECK:       "scf.parallel"
+// CHECK-NEXT:  ^{{.*}}(%[[C:.*]]: index):
+// CHECK:         memref.store %{{.*}}, %{{.*}}[%[[ZERO]], %[[C]], %{{.*}}, %{{.*}}] : memref<1x64x32x32xf32>
 func.func @nchw(%x: tensor<1x64x32x32xf32>) -> tensor<1x64x32x32xf32> {
   %a = graph.relu %x : tensor<1x64x32x32xf32>
   func.return %a : tensor<1x64x32x32xf32>
