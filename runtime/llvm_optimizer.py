@@ -1,8 +1,8 @@
-"""LLVM's O1-O3 module pipeline: loop unrolling only where the lowering did
-not unroll, run where its native memory leak is harmless.
+"""LLVM's O1-O3 module pipeline, without loop unrolling for the scalar parts
+of the vectorised kernels, run where its native memory leak is harmless.
 
-``optimise_ir`` splits a module into the functions the lowering vectorised
-(and the parts of their kernels) and the rest, optimises the first without
+``optimise_ir`` splits a module into the launchers and scalar parts of the
+kernels the lowering vectorised and the rest, optimises the first without
 LLVM's loop unrolling and the rest with the full pipeline, and links them
 back into one module (see the comment above ``split_module``).
 
@@ -72,15 +72,18 @@ def run_pipeline(mod, tm, opt_level: int, unroll: bool = True) -> None:
 
 # -- Two pipelines, one per kind of function ------------------------------
 #
-# A lowered function that already has vector code was blocked, vectorised and
-# unrolled by the lowering (the GEMM and conv schedules).  LLVM's unrolling
-# (full and partial) of its loops takes most of the optimisation and code
-# generation time of a model (ResNet-50: 2.5 of 3.4 s) and the kernels run no
-# faster for it.  The scalar functions (elementwise, pooling, depthwise and
-# narrow convs, the drivers) do need it: LLVM unrolls their short window
-# loops and vectorises what is left (max-pool 3x3: 10x slower without).  So
-# the module is optimised as two: the vector functions without unrolling,
-# the others with the full pipeline; then they are linked into one again.
+# A scheduled kernel (GEMM, conv) is lowered to a vectorised body, launched by
+# a scalar function that also runs the kernel's scalar parts: the copy of
+# the input into a padded buffer, the edges.  LLVM's loop unrolling of those
+# scalar parts (full unrolling of their 28- to 58-iteration row loops, then
+# SLP vectorisation of the result) took about 1 of the 2.5 s that LLVM's
+# pipeline spends on ResNet-50, and they run no slower without it (their row
+# loops are vectorised by the loop vectoriser instead).  Everything else
+# keeps the full pipeline: the vectorised bodies need LLVM's full unrolling
+# of their short tap loops (3x3 convs run 5-17% slower without), and the
+# elementwise and pooling kernels need it before they vectorise (max-pool
+# 3x3: 10x slower without).  So the module is optimised as two modules that
+# are then linked into one again.
 
 _VECTOR_TYPE = re.compile(r"<\d+ x ")
 _GLOBAL_NAME = re.compile(r'@("(?:[^"\\]|\\.)*"|[-\w.$]+)')
@@ -171,31 +174,33 @@ def split_module(ir_text: str) -> tuple[list[tuple[str, bool]], list[str]]:
     unroll)`` pairs (one pair when there is nothing to split), and the names
     whose internal linkage the linked module must get back.
 
-    The first module holds the scalar functions and every global variable,
-    the second the vector functions; each declares what it uses of the other,
-    whose definition is made external for the link."""
+    The second module holds the launchers of the vectorised kernels and
+    their scalar parts, the first everything else with every global
+    variable; each declares what it uses of the other, whose definition is
+    made external for the link."""
     chunks = _chunks(ir_text)
     functions = [c for c in chunks if c.kind == "function"]
     by_name = {c.name for c in functions}
-    vector = {c.name for c in functions if _VECTOR_TYPE.search(c.text)}
-    # A kernel's other parts go with its vector part: the internal function
-    # that runs them (its parallel launcher) and what that one calls -- the
-    # scalar edges and padding copies of a scheduled conv.
+    vectorised = {c.name for c in functions if _VECTOR_TYPE.search(c.text)}
+    # The internal functions that call a vectorised one (their launchers),
+    # and the scalar functions those call.
+    lean: set[str] = set()
     for c in functions:
-        if c.is_internal and c.uses & vector:
-            vector |= {c.name} | {n for n in c.uses if n in by_name}
-    if not vector or len(vector) == len(functions):
-        return [(ir_text, not vector)], []
-    first = [c for c in chunks if c.name not in vector]
-    second = [c for c in chunks if c.kind == "other" or c.name in vector]
+        if c.is_internal and c.uses & vectorised and c.name not in vectorised:
+            lean |= {c.name} | (c.uses & by_name)
+    lean -= vectorised
+    if not lean or len(lean) == len(functions):
+        return [(ir_text, not lean)], []
+    first = [c for c in chunks if c.name not in lean]
+    second = [c for c in chunks if c.kind == "other" or c.name in lean]
     defined = {c.name: c for c in chunks if c.kind != "other"}
 
     def used_by(part: list[_Chunk]) -> set[str]:
         return set().union(*(c.uses for c in part if c.kind != "other"))
 
     first_uses, second_uses = used_by(first), used_by(second)
-    shared = {n for n in second_uses if n in defined and n not in vector}
-    shared |= {n for n in first_uses if n in vector}
+    shared = {n for n in second_uses if n in defined and n not in lean}
+    shared |= {n for n in first_uses if n in lean}
     restore = [n for n in shared if defined[n].is_internal]
 
     def text(part: list[_Chunk], declared: set[str]) -> str:
@@ -203,12 +208,13 @@ def split_module(ir_text: str) -> tuple[list[tuple[str, bool]], list[str]]:
         out += [_declaration(defined[n]) for n in sorted(declared)]
         return "\n".join(out) + "\n"
 
-    first_text = text(first, {n for n in first_uses if n in vector})
-    second_text = text(second, {n for n in second_uses if n in defined and n not in vector})
+    first_text = text(first, {n for n in first_uses if n in lean})
+    second_text = text(second, {n for n in second_uses if n in defined and n not in lean})
     return [(first_text, True), (second_text, False)], restore
 
 
-def _parse(text: str, tm):
+def parse_ir(text: str, tm):
+    """Parse and verify ``text`` for the target machine ``tm``."""
     import llvmlite.binding as llvm
 
     mod = llvm.parse_assembly(text)
@@ -223,10 +229,10 @@ def optimise_ir(ir_text: str, tm, opt_level: int):
     Invalid IR raises ``RuntimeError`` (LLVM's message, for the whole text)."""
     try:
         parts, restore = split_module(ir_text)
-        mods = [_parse(text, tm) for text, _ in parts]
+        mods = [parse_ir(text, tm) for text, _ in parts]
     except (RuntimeError, ValueError):  # reported for the text as given
         parts, restore = [(ir_text, True)], []
-        mods = [_parse(ir_text, tm)]
+        mods = [parse_ir(ir_text, tm)]
     for mod, (_, unroll) in zip(mods, parts):
         run_pipeline(mod, tm, opt_level, unroll)
     whole = mods[0]
@@ -312,7 +318,7 @@ class Optimiser:
                     self._worker.close()
                 self._worker, self._worker_failed = None, True
                 return optimise_ir(ir_text, tm, opt_level)
-            return _parse(text, tm)
+            return parse_ir(text, tm)
 
     def close(self) -> None:
         with self._lock:
