@@ -242,7 +242,10 @@ def optimise_ir(ir_text: str, tm, opt_level: int):
         try:
             value = whole.get_function(name)
         except NameError:
-            value = whole.get_global_variable(name)
+            try:
+                value = whole.get_global_variable(name)
+            except NameError:  # optimised away
+                continue
         value.linkage = "internal"
     return whole
 
