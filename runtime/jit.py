@@ -2,8 +2,10 @@
 
 ``compile_llvm_ir(ir_text, opt_level=3) -> JITModule`` parses and verifies
 the IR, optimises it with LLVM's new pass manager (``O<opt_level>``, host CPU
-name and features, loop and SLP vectorisation on) and compiles it with an
-MCJIT engine for the host.  The :class:`JITModule` owns the engine: keep it
+name and features, loop and SLP vectorisation on; no loop unrolling for
+the launchers and scalar parts of the kernels the lowering vectorised, see
+``llvm_optimizer``) and
+compiles it with an MCJIT engine for the host.  The :class:`JITModule` owns the engine: keep it
 alive while any function address obtained from it is in use.
 
 libm is loaded permanently into LLVM's symbol search space so calls to
@@ -78,20 +80,21 @@ def host_target_machine(opt_level: int = 3, *, jit: bool = True) -> llvm.TargetM
 
 
 def parse_and_optimize(ir_text: str, tm: llvm.TargetMachine, opt_level: int) -> llvm.ModuleRef:
-    """Parse and verify ``ir_text``, then optimise it for ``tm`` (``O<opt_level>``,
-    loop and SLP vectorisation on)."""
+    """Parse and verify ``ir_text``, then optimise it for ``tm``: LLVM's
+    ``O<opt_level>`` pipeline, vectorisers on, loop unrolling off for the
+    launchers and scalar parts of vectorised kernels (see ``llvm_optimizer``)."""
     try:
-        mod = llvm.parse_assembly(ir_text)
-        mod.verify()
-    except RuntimeError as exc:
-        raise JITError(f"invalid LLVM IR: {exc}") from None
-    mod.triple = tm.triple
-    mod.data_layout = str(tm.target_data)
-    if opt_level > 0:
+        if opt_level == 0:
+            mod = llvm.parse_assembly(ir_text)
+            mod.verify()
+            mod.triple = tm.triple
+            mod.data_layout = str(tm.target_data)
+            return mod
         # The new-pass-manager run leaks native memory in llvmlite; see
         # llvm_optimizer for where it runs instead.
-        mod = OPTIMISER.optimise(mod, tm, opt_level)
-    return mod
+        return OPTIMISER.optimise(ir_text, tm, opt_level)
+    except RuntimeError as exc:
+        raise JITError(f"invalid LLVM IR: {exc}") from None
 
 
 def compile_object(ir_text: str, opt_level: int = 3) -> bytes:
