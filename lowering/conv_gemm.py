@@ -59,7 +59,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import parallel_copy, split_panels
-from graphopt.lowering.register_tile import set_tile
+from graphopt.lowering.register_tile import store_from_tile
 
 LANES = 16
 MR = 8
@@ -379,11 +379,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col)
 
             def r_body(r):
-                idx = (n, o, oy, em.idx_add(ox0, r))
-                set_tile(em, (conv, idx, tile, r, col))
-                val = em.value_at(root, list(idx))
-                set_tile(em, None)
-                em.store(val, out, list(idx))
+                store_from_tile(em, root, out, (conv, (n, o, oy, em.idx_add(ox0, r)), tile, r, col))
 
             em.loop(rows, r_body)
 
@@ -494,11 +490,7 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             em.emit_here(vector.StoreOp(accs[v], tile, [em.index(v * LANES)]))
 
         def r_body(r):
-            idx = (n, c, oy, em.idx_add(x0, r))
-            set_tile(em, (conv, idx, tile, r))
-            val = em.value_at(root, list(idx))
-            set_tile(em, None)
-            em.store(val, out, list(idx))
+            store_from_tile(em, root, out, (conv, (n, c, oy, em.idx_add(x0, r)), tile, r))
 
         em.loop(cols, r_body)
 

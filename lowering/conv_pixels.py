@@ -31,7 +31,7 @@ from xdsl.ir import SSAValue
 from graphopt.lowering.conv_gemm import LANES, NR, TWO_LEVEL_BLOCKS, ConvPlan, channel_block, emit_padded_copy, tap_reads
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import split_panels
-from graphopt.lowering.register_tile import VectorEpilogue, set_tile
+from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
 
 #: Output channels per tile (accumulators: one vector of 16 pixels each).
 CHANNELS = 16
@@ -123,11 +123,7 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
                 return
 
             def r_body(r):
-                idx = (n, o, oy, em.idx_add(ox0, r))
-                set_tile(em, (conv, idx, tile, j, r))
-                val = em.value_at(root, list(idx))
-                set_tile(em, None)
-                em.store(val, out, list(idx))
+                store_from_tile(em, root, out, (conv, (n, o, oy, em.idx_add(ox0, r)), tile, j, r))
 
             em.loop(width, r_body)
 

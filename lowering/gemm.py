@@ -45,7 +45,7 @@ from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv, plan_depthwise
 from graphopt.lowering import parallel_split
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
-from graphopt.lowering.register_tile import VectorEpilogue, set_tile
+from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
 from graphopt.lowering.kernel_emitter import KernelEmitter
 
 LANES = 16
@@ -387,10 +387,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             def c_body(c):
                 j = em.idx_add(j0, c)
                 idx = tuple(plan.out_index(em, batch, i, j))
-                set_tile(em, (mm, idx, tile_buf, r, c) if c_buf is None else (mm, idx, c_buf, i, j))
-                v = em.value_at(root, list(idx))
-                set_tile(em, None)
-                em.store(v, out, list(idx))
+                store_from_tile(em, root, out, (mm, idx, tile_buf, r, c) if c_buf is None else (mm, idx, c_buf, i, j))
 
             em.loop(cols, c_body)
 

@@ -25,6 +25,17 @@ def set_tile(em: KernelEmitter, tile: tuple | None) -> None:
     em.gemm_tile = tile
 
 
+def store_from_tile(em: KernelEmitter, root: SSAValue, out: SSAValue, tile: tuple) -> None:
+    """``out[idx] = root[idx]`` for the tile's output indices ``idx``
+    (``tile[1]``), the anchor's element read from the tile announced for
+    just this element: the scalar epilogue of every tiled kernel."""
+    idx = list(tile[1])
+    set_tile(em, tile)
+    val = em.value_at(root, idx)
+    set_tile(em, None)
+    em.store(val, out, idx)
+
+
 def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue | None:
     """The micro-kernel's result for ``op`` at ``idx``, if ``idx`` is the tile
     nest's own ``(batch..., i, j)``; ``None`` otherwise (the caller computes it)."""
