@@ -8,6 +8,7 @@ Used by :mod:`graphopt.plugins`; plugin authors do not call it.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from graphopt.dialects import project_dialects
@@ -172,3 +174,45 @@ def guard_pass(pass_cls: type[ModulePass], plugin: PluginOrigin) -> None:
 
     apply.__graphopt_plugin__ = plugin  # type: ignore[attr-defined]
     pass_cls.apply = apply  # type: ignore[method-assign]
+
+
+def guard_rule(kind_name: str, label: str, rule: object, plugin: PluginOrigin) -> object:
+    """``rule`` (a plugin's rule of kind ``kind_name`` for the op class
+    ``label``), made to turn a crash into one error naming the rule, the
+    plugin and the op it was given (with that op's location).  A rewrite
+    pattern is guarded in place; a callable rule is wrapped; anything else
+    (data, classes) is returned as it is."""
+
+    def failure(err: BaseException, args: tuple) -> PluginError:
+        culprit = next((a for a in args if isinstance(a, Operation)), None)
+        culprit = culprit or _op_in_traceback(err.__traceback__, plugin)
+        where = f" on {culprit.name}" if culprit is not None else ""
+        message = f"the {kind_name} for '{label}' of {plugin.describe()} {describe_failure(err)}{where}"
+        return PluginError(message, location=_location(culprit) if culprit is not None else None)
+
+    if isinstance(rule, RewritePattern):
+        original = rule.match_and_rewrite
+
+        def match_and_rewrite(op: Operation, rewriter: PatternRewriter) -> None:
+            try:
+                original(op, rewriter)
+            except DiagnosticException:
+                raise
+            except (Exception, SystemExit) as err:
+                raise failure(err, (op,)) from err
+
+        rule.match_and_rewrite = match_and_rewrite  # type: ignore[method-assign]
+        return rule
+    if not callable(rule) or isinstance(rule, type):
+        return rule
+
+    @functools.wraps(rule)
+    def guarded(*args, **kwargs):
+        try:
+            return rule(*args, **kwargs)
+        except DiagnosticException:  # the plugin's own diagnostic: keep it
+            raise
+        except (Exception, SystemExit) as err:
+            raise failure(err, args) from err
+
+    return guarded

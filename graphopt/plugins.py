@@ -30,8 +30,8 @@ Plugins are held to the rules of the rest of the compiler:
   is rolled back;
 * an installed (entry-point) plugin that fails only gives a warning, so one
   broken package does not disable ``--help``, ``--version`` or the others;
-* an op verifier or a pass of a plugin that raises gives one error naming
-  the op, its location and the plugin, not an "internal error".
+* an op verifier, a pass or a rule of a plugin that raises gives one error
+  naming the op, its location and the plugin, not an "internal error".
 
 ``examples/plugins/relu_cleanup.py`` is a complete, tested plugin.
 """
@@ -70,6 +70,7 @@ from graphopt.plugin_guards import (
     builtin_pass_source,
     describe_failure,
     guard_pass,
+    guard_rule,
     guard_verifier,
 )
 from graphopt.rules import KINDS, RuleKind
@@ -134,7 +135,7 @@ class PluginRegistry:
         label = getattr(op_class, "name", op_class.__name__)
         if not kind.several and (owner := kind.owner(op_class)) is not None:
             raise PluginError(f"{me} registers a {kind.name} for '{label}', which {owner} already defines")
-        kind.add(op_class, rule, me)
+        kind.add(op_class, guard_rule(kind.name, label, rule, self._plugin()), me)
 
     def add_pattern_pass(
         self, name: str, patterns: Sequence[RewritePattern], doc: str = ""

@@ -120,7 +120,8 @@ def test_every_kind_is_open_to_plugins(kind: rules.RuleKind) -> None:
     if kind.several:
         assert rule in kind.lookup_all(PlainOp)
     else:
-        assert kind.lookup(PlainOp) is rule
+        found = kind.lookup(PlainOp)  # a callable rule is wrapped by the crash guard
+        assert getattr(found, "__wrapped__", found) is rule
         assert kind.owner(PlainOp) == f"plugin 'rules_{kind.name}'"
 
 
@@ -135,7 +136,7 @@ def test_two_plugins_with_one_rule_name_both() -> None:
     load_plugin(_plugin("first", lambda reg: reg.add_rule(rules.GRADIENT, PlainOp, print)), registry)
     with pytest.raises(PluginError, match="plugin 'second' .* which plugin 'first' already defines"):
         load_plugin(_plugin("second", lambda reg: reg.add_rule(rules.GRADIENT, PlainOp, repr)), registry)
-    assert rules.GRADIENT.lookup(PlainOp) is print
+    assert rules.GRADIENT.lookup(PlainOp).__wrapped__ is print
 
 
 def test_a_failed_plugin_leaves_no_rule_behind() -> None:
@@ -177,3 +178,29 @@ def test_a_plugin_decomposition_is_applied_by_decompose() -> None:
     assert decompose(module, ["neg"]) == 1
     names = [op.name for op in module.walk()]
     assert "graph.neg" not in names and "graph.mul" in names
+
+
+class CrashingPattern(RewritePattern):
+    def match_and_rewrite(self, op, rewriter: PatternRewriter, /) -> None:
+        if op.name == "graph.sub":
+            raise KeyError("boom")
+
+
+def test_a_crashing_plugin_pattern_is_one_error_naming_the_plugin_and_op() -> None:
+    plugin = _plugin("crashy", lambda reg: reg.add_rule(rules.CANONICALIZATION, BinaryBroadcastOp, CrashingPattern()))
+    load_plugin(plugin, PluginRegistry())
+    b = GraphBuilder("f")
+    x, y = b.input((4,), np.float32), b.input((4,), np.float32)
+    module = b.build(b.exp(b.sub(b.add(x, y), y)))
+    message = "the canonicalization pattern for 'BinaryBroadcastOp' of plugin 'crashy' raised KeyError: 'boom' on graph.sub"
+    with pytest.raises(PluginError, match=message):
+        CanonicalizePass().apply(Context(), module)
+
+
+def test_a_crashing_plugin_rule_keeps_its_own_diagnostics() -> None:
+    def refuses(*args):
+        raise PluginError("this op is not for today")
+
+    load_plugin(_plugin("picky", lambda reg: reg.add_rule(rules.GRADIENT, PlainOp, refuses)), PluginRegistry())
+    with pytest.raises(PluginError, match="^this op is not for today$"):
+        rules.GRADIENT.lookup(PlainOp)(None, None, [])

@@ -1,5 +1,6 @@
 """A plugin with bugs: the verifier of ``bug.op`` divides by zero on
-``{fail}``, and the pass ``bug-pass`` raises KeyError on the first relu."""
+``{fail}``, the pass ``bug-pass`` raises KeyError on the first relu, and
+``bug.op``'s compute rule and gradient rule raise."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import FLOAT_TYPES, SameTypeOp
+from graphopt.rules import COMPUTE, GRADIENT
 
 
 @irdl_op_definition
@@ -38,6 +40,16 @@ class CrashOnRelu(RewritePattern):
         table[op.name] += 1
 
 
+def broken_compute(emitter, op, result_index, indices):
+    return indices[len(indices)]  # IndexError
+
+
+def broken_gradient(ctx, op, grads):
+    raise RuntimeError("no gradient today")
+
+
 def register(registry) -> None:
     registry.add_dialect(Dialect("bug", [BugOp], []))
     registry.add_pattern_pass("bug-pass", [CrashOnRelu()])
+    registry.add_rule(COMPUTE, BugOp, broken_compute)
+    registry.add_rule(GRADIENT, BugOp, broken_gradient)
