@@ -121,9 +121,22 @@ class ConvPlan:
     def panels(self) -> int:
         return -(-self.og // NR)
 
+    def conv_weight(self, w: np.ndarray) -> np.ndarray:
+        """The ``[O, Cg, KH, KW]`` weight of this conv from the anchor's weight
+        operand (the same; the conv backward ops transpose and flip it)."""
+        return w
+
+    def weight_index(self, em: KernelEmitter, o: SSAValue, c: SSAValue, ky: int, kx: int) -> list[SSAValue]:
+        """Where ``conv_weight[o, c, ky, kx]`` is in the weight operand's buffer."""
+        return [o, c, em.index(ky), em.index(kx)]
+
+    def copy_input(self, em: KernelEmitter, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
+        """The per-image padded, phase-split copy ``xq`` of image ``n``."""
+        emit_padded_copy(em, self, x, n, xq)
+
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
         """The weight as ``[groups, panels, K, NR]``, zero-padded: read-only global."""
-        packed = pack_conv_weight(np.asarray(const.reference()[0], dtype=np.float32), self.groups)
+        packed = pack_conv_weight(self.conv_weight(np.asarray(const.reference()[0], dtype=np.float32)), self.groups)
         t = TensorType(f32, packed.shape)
         attr = DenseIntOrFPElementsAttr(t, BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
         return memref.GlobalOp.get(
@@ -308,7 +321,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
                 def col(j: SSAValue, ky=ky, kx=kx, k=k) -> None:
                     o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), j)
-                    em.store(_load(em, wbuf, [o, c, em.index(ky), em.index(kx)]), panel, [k, j])
+                    em.store(_load(em, wbuf, plan.weight_index(em, o, c, ky, kx)), panel, [k, j])
 
                 em.loop(cols, col)
                 if cols < width:
@@ -424,7 +437,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             rows_of(n, g, em.index(full_panels), o0, nvec, tail)
 
     def image(n):
-        emit_padded_copy(em, plan, x, n, xq)
+        plan.copy_input(em, x, n, xq)
         em.loop(plan.groups, lambda g: panel_loop(n, g))
 
     em.loop(plan.n_img, image)
