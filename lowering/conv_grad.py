@@ -39,6 +39,8 @@ from graphopt.lowering.register_tile import store_from_tile
 
 #: Products summed from zero before they are added to the tile (as in conv_gemm).
 BLOCK_PRODUCTS = 128
+#: Off only to measure the scalar loops on the same ops.
+MICRO_KERNELS = True
 
 
 class TransposedConvPlan(ConvPlan):
@@ -100,7 +102,7 @@ def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict) -> ConvPlan |
     groups = op.group_count
     (sy, sx), (dy, dx) = op.stride_values, op.dilation_values
     pt, pl = op.pad_values[:2]
-    if cg < MIN_OG or h * w * c * (f // groups) * kh * kw < MIN_FLOP_VOLUME or h * w == 0:
+    if not MICRO_KERNELS or cg < MIN_OG or h * w * c * (f // groups) * kh * kw < MIN_FLOP_VOLUME or h * w == 0:
         return None
     plan = TransposedConvPlan(
         op, op.grad, op.weight, op.weight in constants,
@@ -131,7 +133,7 @@ def _plan_grad_filter(op: graph.Conv2dGradFilterOp, constants: dict) -> GradFilt
     kh, kw = tensor_of(op.result).get_shape()[2:]
     groups = op.group_count
     fg, cg = f // groups, c // groups
-    if fg < MIN_OG or n_img * oh * ow * f * cg * kh * kw < MIN_FLOP_VOLUME or oh * ow == 0:
+    if not MICRO_KERNELS or fg < MIN_OG or n_img * oh * ow * f * cg * kh * kw < MIN_FLOP_VOLUME or oh * ow == 0:
         return None
     plan = GradFilterPlan(
         op, op.input, op.grad, False,
