@@ -57,7 +57,8 @@ class TransposedConvPlan(ConvPlan):
 
     def weight_index(self, em: KernelEmitter, o: SSAValue, c: SSAValue, ky: int, kx: int) -> list[SSAValue]:
         f = em.idx_add(em.idx_mul(em.idx_div(o, self.og), self.cg), c) if self.groups > 1 else c
-        return [f, em.idx_rem(o, self.og), em.index(self.kh - 1 - ky), em.index(self.kw - 1 - kx)]
+        oc = em.idx_rem(o, self.og) if self.groups > 1 else o
+        return [f, oc, em.index(self.kh - 1 - ky), em.index(self.kw - 1 - kx)]
 
     def copy_input(self, em: KernelEmitter, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
         if self.up == (1, 1):
