@@ -7,7 +7,10 @@ on :mod:`graphopt.lowering.conv_gemm` through a :class:`ConvPlan` whose hooks
 read the flipped weight (packed at compile time when it is a constant) and
 build the dilated copy.  A dilated gradient is 1/s^2 non-zero: stride 2 does
 4x the multiply-adds of the sum it computes, still faster than the scalar
-loops it replaces (benchmarks/kernels.py).
+loops it replaces (benchmarks/kernels.py).  The zeros of the padded (and
+dilated) gradient are multiplied, as the forward conv multiplies its padding:
+a non-finite weight gives NaN (0 * inf) where the reference has no term.  A
+constant non-finite weight keeps the scalar loops; one read at run time does not.
 
 ``conv2d_grad_filter`` is per group the GEMM ``dw[F, Cg*KH*KW] = g[F, P] .
 im2col(x)[P, Cg*KH*KW]``, summed over the pixels ``P = N*OH*OW``:
@@ -104,6 +107,8 @@ def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict) -> ConvPlan |
     (sy, sx), (dy, dx) = op.stride_values, op.dilation_values
     pt, pl = op.pad_values[:2]
     if not MICRO_KERNELS or cg < MIN_OG or h * w * c * (f // groups) * kh * kw < MIN_FLOP_VOLUME or h * w == 0:
+        return None
+    if op.weight in constants and not np.isfinite(constants[op.weight].reference()[0]).all():
         return None
     plan = TransposedConvPlan(
         op, op.grad, op.weight, op.weight in constants,
