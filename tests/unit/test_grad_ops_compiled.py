@@ -1,16 +1,18 @@
 """The convolution backward ops, compiled, match their reference semantics
-over strides, padding, dilation and groups (the scalar dot-product form:
-these channel counts are too small for the GEMM schedules, which
-test_conv_grad_gemm.py covers)."""
+over strides, padding, dilation and groups (both the row-buffer form, used
+for column stride 1, and the dot-product form: these channel counts are too
+small for the GEMM schedules, which test_conv_grad_gemm.py covers)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from xdsl.dialects import memref
 
 import graphopt
 from graphopt.dialects.graph import Conv2dGradFilterOp, Conv2dGradInputOp
 from graphopt.frontends.builder import GraphBuilder
+from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.reference import interpret
 
 CASES = [
@@ -35,7 +37,8 @@ def conv_output_shape(xs, ws, strides, padding, dilations, groups):
 @pytest.mark.parametrize("grad", ["input", "filter"])
 @pytest.mark.parametrize("xs,ws,strides,padding,dilations,groups", CASES)
 def test_conv2d_grad(grad, xs, ws, strides, padding, dilations, groups) -> None:
-    """``dx`` from (g, w), or ``dw`` from (x, g): compiled == reference."""
+    """``dx`` from (g, w), or ``dw`` from (x, g): compiled == reference; the
+    input gradient uses the row buffer exactly for column stride 1."""
     rng = np.random.default_rng(1 if grad == "input" else 2)
     ys = conv_output_shape(xs, ws, strides, padding, dilations, groups)
     other_shape = ws if grad == "input" else xs  # the operand besides g
@@ -51,3 +54,8 @@ def test_conv2d_grad(grad, xs, ws, strides, padding, dilations, groups) -> None:
     module = b.build(b.apply(op))
     (want,) = interpret(module, *args)
     np.testing.assert_allclose(graphopt.compile(module)["f"](*args), want, rtol=tol, atol=tol)
+    if grad == "input":
+        lowered = module.clone()
+        lower_graph_to_loop(lowered)
+        uses_row = any(isinstance(op, memref.AllocaOp) for op in lowered.walk())
+        assert uses_row == (strides[1] == 1 and xs[3] >= 4)
