@@ -70,31 +70,20 @@ class TransposedConvPlan(ConvPlan):
         # (pt + oy*sy, pl + ox*sx) for the rows and columns inside xq.
         (sy, sx), (pt, pl) = self.up, self.pad
         gh, gw = tensor_of(self.a).get_shape()[2:]
-        zero = em.scalar_constant(0.0, f32)
-        rows = [(oy, pt + oy * sy) for oy in range(gh) if 0 <= pt + oy * sy < self.hq]
-        cols = [(ox, pl + ox * sx) for ox in range(gw) if 0 <= pl + ox * sx < self.wq]
+        zero, s0 = em.scalar_constant(0.0, f32), em.index(0)
+
+        def at(o: SSAValue, s: int, p: int) -> SSAValue:
+            return em.idx_add(em.idx_mul(o, s), em.index(p))  # p may be negative
 
         def channel(c: SSAValue) -> None:
-            s0 = em.index(0)
             em.loop(self.hq, lambda i: em.loop(self.wq, lambda j: em.store(zero, xq, [c, s0, i, j])))
-            if not rows or not cols:
-                return
 
-            def row(r: SSAValue) -> None:
-                oy = em.idx_add(r, em.index(rows[0][0]))
-                i = em.idx_add(em.idx_mul(oy, sy), em.index(pt)) if pt >= 0 else em.emit(
-                    arith.SubiOp(em.idx_mul(oy, sy), em.index(-pt))).results[0]
+            def row(oy: SSAValue) -> None:
+                em.loop(min(gw, -(-(self.wq - pl) // sx)), lambda ox: em.store(
+                    em.emit_here(memref.LoadOp.get(x, [n, c, oy, ox])).results[0], xq, [c, s0, at(oy, sy, pt), at(ox, sx, pl)]
+                ), start=max(0, -(pl // sx)))  # fmt: skip
 
-                def col(q: SSAValue) -> None:
-                    ox = em.idx_add(q, em.index(cols[0][0]))
-                    j = em.idx_add(em.idx_mul(ox, sx), em.index(pl)) if pl >= 0 else em.emit(
-                        arith.SubiOp(em.idx_mul(ox, sx), em.index(-pl))).results[0]
-                    val = em.emit_here(memref.LoadOp.get(x, [n, c, oy, ox])).results[0]
-                    em.store(val, xq, [c, s0, i, j])
-
-                em.loop(len(cols), col)
-
-            em.loop(len(rows), row)
+            em.loop(min(gh, -(-(self.hq - pt) // sy)), row, start=max(0, -(pt // sy)))
 
         em.loop(self.c, channel)
 
