@@ -130,6 +130,11 @@ class ConvPlan:
         """Where ``conv_weight[o, c, ky, kx]`` is in the weight operand's buffer."""
         return [o, c, em.index(ky), em.index(kx)]
 
+    def out_index(self, em: KernelEmitter, n: SSAValue, o: SSAValue, oy: SSAValue, ox: SSAValue) -> tuple:
+        """Where output pixel ``(oy, ox)`` of channel ``o`` is stored (the
+        conv backward ops' phases store every s-th pixel)."""
+        return (n, o, oy, ox)
+
     def copy_input(self, em: KernelEmitter, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
         """The per-image padded, phase-split copy ``xq`` of image ``n``."""
         emit_padded_copy(em, self, x, n, xq)
@@ -392,7 +397,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col)
 
             def r_body(r):
-                store_from_tile(em, root, out, (conv, (n, o, oy, em.idx_add(ox0, r)), tile, r, col))
+                store_from_tile(em, root, out, (conv, plan.out_index(em, n, o, oy, em.idx_add(ox0, r)), tile, r, col))
 
             em.loop(rows, r_body)
 

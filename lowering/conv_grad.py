@@ -1,16 +1,17 @@
 """Schedules of the conv backward ops on the register-tiled FMA micro-kernels.
 
 ``conv2d_grad_input`` is the transposed conv: ``dx`` is the conv, stride 1,
-of the gradient (dilated by the forward stride when it is > 1) with the
-weight transposed per group and flipped, padded by ``(K-1)*d - p``.  It runs
-on :mod:`graphopt.lowering.conv_gemm` through a :class:`ConvPlan` whose hooks
-read the flipped weight (packed at compile time when it is a constant) and
-build the dilated copy.  A dilated gradient is 1/s^2 non-zero: stride 2 does
-4x the multiply-adds of the sum it computes, still faster than the scalar
-loops it replaces (benchmarks/kernels.py).  The zeros of the padded (and
-dilated) gradient are multiplied, as the forward conv multiplies its padding:
-a non-finite weight gives NaN (0 * inf) where the reference has no term.  A
-constant non-finite weight keeps the scalar loops; one read at run time does not.
+of the gradient with the weight transposed per group and flipped, padded by
+``(K-1)*d - p``.  At stride ``s`` the output rows ``s*i + r`` of one phase
+``r`` read only the taps with ``(r + p - ky*d) % s == 0``: each phase is such a
+conv over those taps (no multiply by the zeros a dilated gradient would
+hold), stored at every s-th pixel.  Each runs on :mod:`conv_gemm` through a
+:class:`ConvPlan` whose hooks read the flipped weight (packed at compile
+time when it is a constant, at stride 1) and place the output.  The zero
+padding of the gradient is multiplied, as the forward conv multiplies its
+padding: a non-finite weight gives NaN (0 * inf) where the reference has no
+term.  A constant non-finite weight keeps the scalar loops; one read at run
+time does not.
 
 ``conv2d_grad_filter`` is per group the GEMM ``dw[F, Cg*KH*KW] = g[F, P] .
 im2col(x)[P, Cg*KH*KW]``, summed over the pixels ``P = N*OH*OW``:
@@ -27,6 +28,8 @@ split the channel tiles, never a sum), so results are bitwise equal.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import VectorType, f32
@@ -35,7 +38,7 @@ from xdsl.ir import SSAValue
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
-from graphopt.lowering.conv_gemm import LANES, MAX_XQ_BYTES, MIN_FLOP_VOLUME, MIN_OG, MR, NR, ConvPlan
+from graphopt.lowering.conv_gemm import LANES, MAX_XQ_BYTES, MIN_FLOP_VOLUME, MIN_OG, MR, NR, ConvPlan, emit_conv_gemm
 from graphopt.lowering.conv_gemm import _set_phases_and_taps
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.register_tile import store_from_tile
@@ -47,69 +50,103 @@ MICRO_KERNELS = True
 
 
 class TransposedConvPlan(ConvPlan):
-    """``dx`` of a conv as a conv of the gradient: the weight ``w[F, Cg, KH, KW]``
-    read as ``w'[g*Cg + c, f, ky, kx] = w[g*Fg + f, c, KH-1-ky, KW-1-kx]``."""
+    """``dx`` (or one stride phase of it) as a conv of the gradient: the weight
+    ``w[F, Cg, KH, KW]`` read as ``w'[g*Cg + c, f, t, u] = w[g*Fg + f, c, kys[t], kxs[u]]``
+    (``kys``: the kernel rows, flipped), output pixel ``(i, j)`` stored at
+    ``(sy*i + ry, sx*j + rx)``."""
 
-    up: tuple[int, int] = (1, 1)  # the forward stride: the gradient's dilation
+    kys: list[int]
+    kxs: list[int]
+    phase: tuple[int, int, int, int] = (1, 0, 1, 0)  # (sy, ry, sx, rx)
 
     def conv_weight(self, w: np.ndarray) -> np.ndarray:
         f, cg, kh, kw = w.shape
         g = self.groups
-        t = w.reshape(g, f // g, cg, kh, kw).transpose(0, 2, 1, 3, 4)[:, :, :, ::-1, ::-1]
-        return np.ascontiguousarray(t.reshape(g * cg, f // g, kh, kw))
+        t = w.reshape(g, f // g, cg, kh, kw).transpose(0, 2, 1, 3, 4)[:, :, :, self.kys][:, :, :, :, self.kxs]
+        return np.ascontiguousarray(t.reshape(g * cg, f // g, len(self.kys), len(self.kxs)))
 
     def weight_index(self, em: KernelEmitter, o: SSAValue, c: SSAValue, ky: int, kx: int) -> list[SSAValue]:
         f = em.idx_add(em.idx_mul(em.idx_div(o, self.og), self.cg), c) if self.groups > 1 else c
         oc = em.idx_rem(o, self.og) if self.groups > 1 else o
-        return [f, oc, em.index(self.kh - 1 - ky), em.index(self.kw - 1 - kx)]
+        return [f, oc, em.index(self.kys[ky]), em.index(self.kxs[kx])]
 
-    def copy_input(self, em: KernelEmitter, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
-        if self.up == (1, 1):
-            return super().copy_input(em, x, n, xq)
-        # The dilated gradient: zero everywhere, then g[oy, ox] at
-        # (pt + oy*sy, pl + ox*sx) for the rows and columns inside xq.
-        (sy, sx), (pt, pl) = self.up, self.pad
-        gh, gw = tensor_of(self.a).get_shape()[2:]
-        zero, s0 = em.scalar_constant(0.0, f32), em.index(0)
-
-        def at(o: SSAValue, s: int, p: int) -> SSAValue:
-            return em.idx_add(em.idx_mul(o, s), em.index(p))  # p may be negative
-
-        def channel(c: SSAValue) -> None:
-            em.loop(self.hq, lambda i: em.loop(self.wq, lambda j: em.store(zero, xq, [c, s0, i, j])))
-
-            def row(oy: SSAValue) -> None:
-                em.loop(min(gw, -(-(self.wq - pl) // sx)), lambda ox: em.store(
-                    em.emit_here(memref.LoadOp.get(x, [n, c, oy, ox])).results[0], xq, [c, s0, at(oy, sy, pt), at(ox, sx, pl)]
-                ), start=max(0, -(pl // sx)))  # fmt: skip
-
-            em.loop(min(gh, -(-(self.hq - pt) // sy)), row, start=max(0, -(pt // sy)))
-
-        em.loop(self.c, channel)
+    def out_index(self, em: KernelEmitter, n: SSAValue, o: SSAValue, oy: SSAValue, ox: SSAValue) -> tuple:
+        sy, ry, sx, rx = self.phase
+        return (n, o, em.idx_add(em.idx_mul(oy, sy), em.index(ry)), em.idx_add(em.idx_mul(ox, sx), em.index(rx)))
 
 
-def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict) -> ConvPlan | None:
+def _phase_taps(k: int, d: int, s: int, p: int, r: int) -> tuple[list[int], int, int]:
+    """Output rows ``s*i + r`` of dx read g row ``i + m`` at tap ``ky`` when
+    ``m = (r + p - ky*d) / s`` is exact: the taps (flipped: ``m`` ascending),
+    the pad ``-m_min`` and the dilation (step of ``m``) of that phase's conv."""
+    kys = [ky for ky in range(k - 1, -1, -1) if (r + p - ky * d) % s == 0]
+    ms = [(r + p - ky * d) // s for ky in kys]
+    return kys, -ms[0] if ms else 0, ms[1] - ms[0] if len(ms) > 1 else 1
+
+
+@dataclass
+class PhasedPlan:
+    """dx of a strided conv: one stride-1 :class:`TransposedConvPlan` per
+    output phase ``(ry, rx)``; a phase no tap reaches is the epilogue of 0."""
+
+    anchor: GraphOp
+    a: SSAValue
+    b: SSAValue
+    phases: list[TransposedConvPlan | tuple[int, int]]
+    pack_b: bool = False
+    packed: SSAValue | None = None
+
+    def emit(self, em: KernelEmitter, root: SSAValue, out: SSAValue) -> None:
+        n_img, c, h, w = tensor_of(self.anchor.results[0]).get_shape()
+        sy, sx = self.anchor.stride_values
+        for plan in self.phases:
+            if isinstance(plan, TransposedConvPlan):
+                emit_conv_gemm(em, plan, root, out)
+                continue
+            zero = em.local_buffer([1], f32)
+            em.store(em.scalar_constant(0.0, f32), zero, [em.index(0)])
+            ry, rx = plan
+            em.loop(n_img, lambda n: em.loop(c, lambda o: em.loop(-(-(h - ry) // sy), lambda i: em.loop(
+                -(-(w - rx) // sx), lambda j: store_from_tile(em, root, out, (self.anchor, (
+                    n, o, em.idx_add(em.idx_mul(i, sy), em.index(ry)), em.idx_add(em.idx_mul(j, sx), em.index(rx))
+                ), zero, em.index(0)))))))  # fmt: skip
+
+
+def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict) -> TransposedConvPlan | PhasedPlan | None:
     n_img, c, h, w = tensor_of(op.result).get_shape()
     f, cg, kh, kw = tensor_of(op.weight).get_shape()
     oh, ow = tensor_of(op.grad).get_shape()[2:]
     groups = op.group_count
     (sy, sx), (dy, dx) = op.stride_values, op.dilation_values
     pt, pl = op.pad_values[:2]
-    if not MICRO_KERNELS or cg < MIN_OG or h * w * c * (f // groups) * kh * kw < MIN_FLOP_VOLUME or h * w == 0:
+    if not MICRO_KERNELS or cg < MIN_OG or h * w * c * (f // groups) * kh * kw < MIN_FLOP_VOLUME or h < sy or w < sx:
         return None
     if op.weight in constants and not np.isfinite(constants[op.weight].reference()[0]).all():
         return None
-    plan = TransposedConvPlan(
-        op, op.grad, op.weight, op.weight in constants,
-        groups, n_img, f, (oh - 1) * sy + 1, (ow - 1) * sx + 1, cg, f // groups, kh, kw, h, w,
-        (1, 1), ((kh - 1) * dy - pt, (kw - 1) * dx - pl), (dy, dx),
-    )  # fmt: skip
-    plan.up = (sy, sx)
-    _set_phases_and_taps(plan)
-    plan.loop_ky = kh > 1
-    plan.hq = h + max(t[3] for t in plan.taps)
-    plan.wq = w + max(t[4] for t in plan.taps)
-    return plan if f * plan.hq * plan.wq * 4 <= MAX_XQ_BYTES else None
+    phases: list[TransposedConvPlan | tuple[int, int]] = []
+    for ry in range(sy):
+        kys, py, ddy = _phase_taps(kh, dy, sy, pt, ry)
+        for rx in range(sx):
+            kxs, px, ddx = _phase_taps(kw, dx, sx, pl, rx)
+            if not kys or not kxs:
+                phases.append((ry, rx))
+                continue
+            plan = TransposedConvPlan(
+                op, op.grad, op.weight, op.weight in constants and (sy, sx) == (1, 1),
+                groups, n_img, f, oh, ow, cg, f // groups, len(kys), len(kxs),
+                -(-(h - ry) // sy), -(-(w - rx) // sx), (1, 1), (py, px), (ddy, ddx),
+            )  # fmt: skip
+            plan.kys, plan.kxs, plan.phase = kys, kxs, (sy, ry, sx, rx)
+            _set_phases_and_taps(plan)
+            plan.loop_ky = plan.kh > 1
+            plan.hq = plan.oh + max(t[3] for t in plan.taps)
+            plan.wq = plan.ow + max(t[4] for t in plan.taps)
+            if f * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
+                return None
+            phases.append(plan)
+    if len(phases) == 1:
+        return phases[0]  # type: ignore[return-value]
+    return PhasedPlan(op, op.grad, op.weight, phases)
 
 
 # --------------------------------------------------------------------------
@@ -120,6 +157,9 @@ def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict) -> ConvPlan |
 class GradFilterPlan(ConvPlan):
     """The forward conv's geometry (its padded copy of x, its taps); ``a`` is
     x, ``b`` the output gradient, ``og`` the filters per group."""
+
+    def emit(self, em: KernelEmitter, root: SSAValue, out: SSAValue) -> None:
+        emit_grad_filter(em, self, root, out)
 
 
 def _plan_grad_filter(op: graph.Conv2dGradFilterOp, constants: dict) -> GradFilterPlan | None:
@@ -251,5 +291,7 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
     em.loop(g_n * fg, epilogue, parallel=True)
 
 
+#: The plans gemm.emit_gemm hands their own ``emit``.
+EMITS_ITSELF = (GradFilterPlan, PhasedPlan)
 rules.GEMM_PLAN.register(graph.Conv2dGradInputOp, _plan_grad_input)
 rules.GEMM_PLAN.register(graph.Conv2dGradFilterOp, _plan_grad_filter)

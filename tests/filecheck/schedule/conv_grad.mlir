@@ -1,23 +1,27 @@
 // RUN: graph-opt -O2 -p lower-graph-to-loop %s | filecheck %s
 // The conv backward schedules (lowering/conv_grad.py) on the FMA micro-kernels.
 
-// grad_input, stride 2: the transposed conv.  The gradient is copied dilated
-// (zeros, then g[oy, ox] at (1 + 2*oy, 1 + 2*ox): pad (K-1) - 1 = 1) into one
-// phase; the weight panel holds the flipped, transposed weight: w[f, c, 2-ky, 2-kx]
-// at row f*9 + ky*3 + kx of the panel; 8 pixels x 16 channels accumulate in
-// vector registers, then the tile is added to and the epilogue stores it.
+// grad_input, stride 2: one stride-1 transposed conv per output phase
+// (ry, rx), over the taps that reach it: rows 2i read g rows i (tap 1),
+// rows 2i+1 g rows i and i+1 (taps 2, 0).  Each phase copies g padded, reads
+// the flipped, transposed weight into its panel (phase (0, 0): w[f, c, 1, 1];
+// phase (1, 1): w[f, c, 2, 2], w[f, c, 2, 0], ...), accumulates 5 pixels x 16
+// channels in vector registers and stores its tile at (2i + ry, 2j + rx).
 // CHECK-LABEL: func.func private @dx_k0_conv2d_grad_input
 // CHECK-SAME: (%[[G:.*]]: memref<1x16x5x5xf32>, %[[W:.*]]: memref<16x16x3x3xf32>, %[[DX:.*]]: memref<1x16x10x10xf32>)
-// CHECK:       %[[XQ:.*]] = memref.alloca() : memref<16x1x12x12xf32>
-// CHECK:       %[[TILE:.*]] = memref.alloca() : memref<8x32xf32>
-// CHECK:       %[[PANEL:.*]] = memref.alloca() : memref<144x32xf32>
+// CHECK:       memref.alloca() : memref<16x1x5x5xf32>
+// CHECK:       memref.alloca() : memref<16x32xf32>
+// CHECK:       %[[C1:.*]] = arith.constant 1 : index
+// CHECK:       memref.load %[[W]][%{{.*}}, %{{.*}}, %[[C1]], %[[C1]]]
 // CHECK:       %[[C2:.*]] = arith.constant 2 : index
-// CHECK:       memref.store %{{.*}}, %[[XQ]]
+// CHECK:       vector.fma
+// CHECK:       %[[XQ:.*]] = memref.alloca() : memref<16x1x6x6xf32>
+// CHECK:       %[[TILE:.*]] = memref.alloca() : memref<8x32xf32>
+// CHECK:       %[[PANEL:.*]] = memref.alloca() : memref<64x32xf32>
 // CHECK:       %[[GV:.*]] = memref.load %[[G]]
 // CHECK-NEXT:  memref.store %[[GV]], %[[XQ]]
-// CHECK:       %[[WV:.*]] = memref.load %[[W]][%{{.*}}, %{{.*}}, %[[C2]], %[[C2]]]
-// CHECK-NEXT:  memref.store %[[WV]], %[[PANEL]]
-// CHECK:       scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
+// CHECK:       memref.load %[[W]][%{{.*}}, %{{.*}}, %[[C2]], %[[C2]]]
+// CHECK:       scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>) {
 // CHECK:         scf.for %{{.*}} iter_args({{.*}}) -> (vector<16xf32>
 // CHECK:           %[[B:.*]] = vector.load %[[PANEL]]
 // CHECK-NEXT:      %[[A:.*]] = memref.load %[[XQ]]
@@ -26,8 +30,12 @@
 // CHECK:       %[[OLD:.*]] = vector.load %[[TILE]]
 // CHECK-NEXT:  %[[SUM:.*]] = arith.addf %[[OLD]], %{{.*}} : vector<16xf32>
 // CHECK-NEXT:  vector.store %[[SUM]], %[[TILE]]
-// CHECK:       %[[T:.*]] = memref.load %[[TILE]]
-// CHECK-NEXT:  memref.store %[[T]], %[[DX]]
+// CHECK:       %[[Y2:.*]] = arith.muli %{{.*}}, %[[C2]] : index
+// CHECK-NEXT:  %[[Y:.*]] = arith.addi %[[Y2]], %[[C1]] : index
+// CHECK:       %[[X2:.*]] = arith.muli %{{.*}}, %[[C2]] : index
+// CHECK-NEXT:  %[[X:.*]] = arith.addi %[[X2]], %[[C1]] : index
+// CHECK-NEXT:  %[[T:.*]] = memref.load %[[TILE]]
+// CHECK-NEXT:  memref.store %[[T]], %[[DX]][%{{.*}}, %{{.*}}, %[[Y]], %[[X]]]
 func.func @dx(%g: tensor<1x16x5x5xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<1x16x10x10xf32> {
   %dx = graph.conv2d_grad_input %g, %w {shape = array<i64: 1, 16, 10, 10>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x16x5x5xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x10x10xf32>
   func.return %dx : tensor<1x16x10x10xf32>
