@@ -135,10 +135,6 @@ class ConvPlan:
         conv backward ops' phases store every s-th pixel)."""
         return (n, o, oy, ox)
 
-    def copy_input(self, em: KernelEmitter, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
-        """The per-image padded, phase-split copy ``xq`` of image ``n``."""
-        emit_padded_copy(em, self, x, n, xq)
-
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
         """The weight as ``[groups, panels, K, NR]``, zero-padded: read-only global."""
         packed = pack_conv_weight(self.conv_weight(np.asarray(const.reference()[0], dtype=np.float32)), self.groups)
@@ -442,7 +438,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             rows_of(n, g, em.index(full_panels), o0, nvec, tail)
 
     def image(n):
-        plan.copy_input(em, x, n, xq)
+        emit_padded_copy(em, plan, x, n, xq)
         em.loop(plan.groups, lambda g: panel_loop(n, g))
 
     em.loop(plan.n_img, image)

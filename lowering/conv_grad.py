@@ -39,7 +39,7 @@ from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import LANES, MAX_XQ_BYTES, MIN_FLOP_VOLUME, MIN_OG, MR, NR, ConvPlan, emit_conv_gemm
-from graphopt.lowering.conv_gemm import _set_phases_and_taps
+from graphopt.lowering.conv_gemm import _set_phases_and_taps, emit_padded_copy
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.register_tile import store_from_tile
 
@@ -270,7 +270,7 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
             taps(em.index(tiles * MR), rem)
 
     def image(n: SSAValue) -> None:
-        plan.copy_input(em, x, n, xq)
+        emit_padded_copy(em, plan, x, n, xq)
         transpose_grad(n)
 
         def group(g: SSAValue) -> None:

@@ -28,7 +28,7 @@ from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
-from graphopt.lowering.conv_gemm import LANES, NR, TWO_LEVEL_BLOCKS, ConvPlan, channel_block, tap_reads
+from graphopt.lowering.conv_gemm import LANES, NR, TWO_LEVEL_BLOCKS, ConvPlan, channel_block, emit_padded_copy, tap_reads
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import split_panels
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
@@ -146,7 +146,7 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
         em.loop(plan.oh, oy_body, parallel=True)
 
     def image(n):
-        plan.copy_input(em, x, n, xq)
+        emit_padded_copy(em, plan, x, n, xq)
         em.loop(plan.groups, lambda g: em.loop(panels, lambda jb: panel(n, g, jb), parallel=by_panels))
 
     em.loop(plan.n_img, image)
