@@ -3,7 +3,9 @@
 Shapes (issue 12): matmul 256/512/1024; the ResNet-50 conv-as-GEMM shapes
 (M=3136 K=576 N=64, M=196 K=2304 N=256, M=49 K=4608 N=512); conv 3x3
 64->64 @56 and 256->256 @14 at stride 1 and 2; 1x1 conv 256->64 @56;
-depthwise 3x3 (32 channels) @112; softmax (128, 1024); layer_norm (128, 768);
+depthwise 3x3 (32 channels) @112; the conv backward ops (grad_input as an
+ONNX ConvTranspose, grad_filter as a Conv of the transposed operands) of
+3x3 64->64 @56 at stride 1 and 2; softmax (128, 1024); layer_norm (128, 768);
 the 8-op elementwise chain over 2^22 f32.
 
 In one run, with interleaved repeats, every kernel is timed for each system at
@@ -96,6 +98,38 @@ def conv_kernel(name: str, c: int, o: int, size: int, k: int, stride: int, group
                   lambda v: numpy_conv(v, w, stride, pad, groups), flops=flops)  # fmt: skip
 
 
+def conv_grad_kernel(name: str, grad: str, c: int, size: int, stride: int) -> Kernel:
+    """The backward ops of a 3x3 pad-1 conv c->c (weights are inputs, as in
+    training); numpy: im2col + sgemm (grad_filter), sgemm + col2im (grad_input)."""
+    from graphopt.dialects.graph import Conv2dGradFilterOp, Conv2dGradInputOp
+
+    out = (size + 2 - 3) // stride + 1
+    xs, ws, gs = (1, c, size, size), (c, c, 3, 3), (1, c, out, out)
+    win = dict(strides=(stride, stride), padding=(1, 1, 1, 1))
+    b = GraphBuilder("f")
+    if grad == "input":
+        op = Conv2dGradInputOp(b.input(gs, np.float32), b.input(ws, np.float32), xs, **win)
+        inputs = [rand(*gs), rand(*ws, scale=math.sqrt(2.0 / (9 * c)))]
+
+        def ref(g: np.ndarray, w: np.ndarray) -> np.ndarray:
+            cols = (w.reshape(c, -1).T @ g.reshape(c, -1)).reshape(c, 3, 3, out, out)
+            dx = np.zeros((1, c, size + 2, size + 2), g.dtype)
+            for i in range(3):
+                for j in range(3):
+                    dx[0, :, i : i + stride * out : stride, j : j + stride * out : stride] += cols[:, i, j]
+            return dx[:, :, 1 : size + 1, 1 : size + 1]
+    else:
+        op = Conv2dGradFilterOp(b.input(xs, np.float32), b.input(gs, np.float32), (3, 3), **win)
+        inputs = [rand(*xs), rand(*gs)]
+
+        def ref(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+            xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+            win_ = sliding_window_view(xp, (3, 3), axis=(2, 3))[0, :, ::stride, ::stride]
+            return (g.reshape(c, -1) @ win_.transpose(1, 2, 0, 3, 4).reshape(out * out, -1)).reshape(ws)
+
+    return Kernel(name, b.build(b.apply(op)), inputs, ref, flops=2.0 * c * c * 9 * out * out)
+
+
 def softmax_kernel() -> Kernel:
     b = GraphBuilder("f")
     x = b.input((128, 1024), np.float32)
@@ -160,6 +194,10 @@ def all_kernels() -> list[Kernel]:
         conv_kernel("conv7x7_3->64@224_s2", 3, 64, 224, 7, 2),  # the ResNet-50 stem
         conv_kernel("conv1x1_256->64@56", 256, 64, 56, 1, 1),
         conv_kernel("dwconv3x3_32@112", 32, 32, 112, 3, 1, groups=32),
+        conv_grad_kernel("convgrad_in_64@56_s1", "input", 64, 56, 1),
+        conv_grad_kernel("convgrad_in_64@56_s2", "input", 64, 56, 2),
+        conv_grad_kernel("convgrad_w_64@56_s1", "filter", 64, 56, 1),
+        conv_grad_kernel("convgrad_w_64@56_s2", "filter", 64, 56, 2),
     ]
     ks += [softmax_kernel(), layer_norm_kernel(), chain_kernel()]
     return ks

@@ -95,6 +95,10 @@ class _Exporter:
                 "Conv", ins, op.result, kernel_shape=[kh, kw], strides=list(op.stride_values),
                 pads=[t, l, b, r], dilations=list(op.dilation_values), group=op.group_count,
             )  # fmt: skip
+        elif isinstance(op, graph.Conv2dGradInputOp):
+            self.conv_grad_input(op, ins)
+        elif isinstance(op, graph.Conv2dGradFilterOp):
+            self.conv_grad_filter(op, ins)
         elif isinstance(op, norm.BatchNormOp):
             self.node("BatchNormalization", ins, op.result, epsilon=op.epsilon)
         elif isinstance(op, norm.LayerNormOp):
@@ -119,6 +123,40 @@ class _Exporter:
             self.node("Transpose", ins, op.result, perm=list(op.permutation))
         else:
             raise ExportError(f"onnx_export: no ONNX mapping for '{op.name}'")
+
+    def conv_grad_input(self, op: graph.Conv2dGradInputOp, ins: list[str]) -> None:
+        """ConvTranspose of g with the forward weight (its [C_in, C_out/group, k, k]
+        layout), output_padding giving back the input extent."""
+        kh, kw = tensor_of(op.weight).get_shape()[2:]
+        oh, ow = tensor_of(op.grad).get_shape()[2:]
+        h, w = tensor_of(op.result).get_shape()[2:]
+        (sy, sx), (dy, dx) = op.stride_values, op.dilation_values
+        t, l, b, r = op.pad_values
+        extra = [h - (sy * (oh - 1) + (kh - 1) * dy + 1 - t - b), w - (sx * (ow - 1) + (kw - 1) * dx + 1 - l - r)]
+        if not all(0 <= e < s for e, s in zip(extra, (sy, sx))):
+            raise ExportError("onnx_export: conv2d_grad_input needs an output_padding ConvTranspose lacks")
+        self.node(
+            "ConvTranspose", ins, op.result, kernel_shape=[kh, kw], strides=[sy, sx], pads=[t, l, b, r],
+            dilations=[dy, dx], group=op.group_count, output_padding=extra,
+        )  # fmt: skip
+
+    def conv_grad_filter(self, op: graph.Conv2dGradFilterOp, ins: list[str]) -> None:
+        """dw[f, c] = Conv(x as [C, N, H, W], g as [F, N, OH, OW]) with the
+        strides and dilations swapped, cut to the kernel and transposed."""
+        if op.group_count != 1:
+            raise ExportError("onnx_export: grouped conv2d_grad_filter has no ONNX form here")
+        kh, kw = tensor_of(op.result).get_shape()[2:]
+        tmp = [f"{self.name(op.result)}_{k}" for k in ("x", "g", "y", "cut")]
+        perm = [1, 0, 2, 3]
+        self.nodes.append(helper.make_node("Transpose", [ins[0]], [tmp[0]], perm=perm))
+        self.nodes.append(helper.make_node("Transpose", [ins[1]], [tmp[1]], perm=perm))
+        self.nodes.append(helper.make_node(
+            "Conv", tmp[:2], [tmp[2]], strides=list(op.dilation_values), dilations=list(op.stride_values),
+            pads=list(op.pad_values),
+        ))  # fmt: skip
+        cut = [self.const(np.array(v, np.int64)) for v in ([0, 0], [kh, kw], [2, 3])]
+        self.nodes.append(helper.make_node("Slice", [tmp[2], *cut], [tmp[3]]))
+        self.node("Transpose", [tmp[3]], op.result, perm=perm)
 
 
 def export_model(module: ModuleOp, name: str | None = None) -> onnx.ModelProto:

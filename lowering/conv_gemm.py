@@ -121,9 +121,23 @@ class ConvPlan:
     def panels(self) -> int:
         return -(-self.og // NR)
 
+    def conv_weight(self, w: np.ndarray) -> np.ndarray:
+        """The ``[O, Cg, KH, KW]`` weight of this conv from the anchor's weight
+        operand (the same; the conv backward ops transpose and flip it)."""
+        return w
+
+    def weight_index(self, em: KernelEmitter, o: SSAValue, c: SSAValue, ky: int, kx: int) -> list[SSAValue]:
+        """Where ``conv_weight[o, c, ky, kx]`` is in the weight operand's buffer."""
+        return [o, c, em.index(ky), em.index(kx)]
+
+    def out_index(self, em: KernelEmitter, n: SSAValue, o: SSAValue, oy: SSAValue, ox: SSAValue) -> tuple:
+        """Where output pixel ``(oy, ox)`` of channel ``o`` is stored (the
+        conv backward ops' phases store every s-th pixel)."""
+        return (n, o, oy, ox)
+
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
         """The weight as ``[groups, panels, K, NR]``, zero-padded: read-only global."""
-        packed = pack_conv_weight(np.asarray(const.reference()[0], dtype=np.float32), self.groups)
+        packed = pack_conv_weight(self.conv_weight(np.asarray(const.reference()[0], dtype=np.float32)), self.groups)
         t = TensorType(f32, packed.shape)
         attr = DenseIntOrFPElementsAttr(t, BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
         return memref.GlobalOp.get(
@@ -308,7 +322,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
                 def col(j: SSAValue, ky=ky, kx=kx, k=k) -> None:
                     o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), j)
-                    em.store(_load(em, wbuf, [o, c, em.index(ky), em.index(kx)]), panel, [k, j])
+                    em.store(_load(em, wbuf, plan.weight_index(em, o, c, ky, kx)), panel, [k, j])
 
                 em.loop(cols, col)
                 if cols < width:
@@ -379,7 +393,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col)
 
             def r_body(r):
-                store_from_tile(em, root, out, (conv, (n, o, oy, em.idx_add(ox0, r)), tile, r, col))
+                store_from_tile(em, root, out, (conv, plan.out_index(em, n, o, oy, em.idx_add(ox0, r)), tile, r, col))
 
             em.loop(rows, r_body)
 

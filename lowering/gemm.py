@@ -43,6 +43,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv, plan_depthwise
+from graphopt.lowering.conv_grad import EMITS_ITSELF
 from graphopt.lowering import parallel_split
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
@@ -244,6 +245,9 @@ def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
 
 def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out: SSAValue) -> None:
     """The whole output nest of a GEMM kernel (see the module docstring)."""
+    if isinstance(plan, EMITS_ITSELF):  # the conv backward ops (conv_grad.py)
+        plan.emit(em, root, out)
+        return
     if isinstance(plan, ConvPlan):
         if suits_pixel_lanes(plan):
             emit_pixel_lane_conv(em, plan, root, out)

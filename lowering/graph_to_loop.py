@@ -57,7 +57,7 @@ from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.memory import usable_plan
 
 ALIGNMENT = 64
-GEMM_ANCHORS = (graph.MatmulOp, graph.Conv2dOp)
+GEMM_ANCHORS = (graph.MatmulOp, graph.Conv2dOp, graph.Conv2dGradInputOp, graph.Conv2dGradFilterOp)
 
 
 def memref_of(t: TensorType) -> MemRefType:

@@ -19,6 +19,7 @@ from graphopt.dialects import graph as graph_grad
 from graphopt.dialects.graph import tensor_of
 from graphopt.lowering.compute_rules import elem_type, register_compute_rule, s_add, s_div, s_mul
 from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.register_tile import tile_value
 from graphopt.lowering.rules_nn import lrn_scale, s_pow, tap_index
 
 
@@ -86,6 +87,8 @@ def forward_window_index(
 
 @register_compute_rule(graph_grad.Conv2dGradInputOp)
 def _conv_grad_input(em: KernelEmitter, op: graph_grad.Conv2dGradInputOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    if (tiled := tile_value(em, op, idx)) is not None:
+        return tiled  # the transposed-conv micro-kernel's (conv_grad.py)
     n, c, h, w = idx
     f, cg, kh, kw = tensor_of(op.weight).get_shape()
     oh, ow = tensor_of(op.grad).get_shape()[2:]
@@ -123,7 +126,9 @@ def _conv_grad_input(em: KernelEmitter, op: graph_grad.Conv2dGradInputOp, _: int
     return em.reduce([fg, kh, kw], [zero], body)[0]
 
 
-#: Rows narrower than this use the dot-product form.
+#: Rows narrower than this use the dot-product form.  (The f32 ops of 16 or
+#: more channels per group take conv_grad.py's micro-kernel instead; the row
+#: is 4-6x faster than the dot products for f64 and small groups.)
 ROW_MIN_WIDTH = 4
 
 
@@ -182,6 +187,8 @@ def _conv_grad_input_row(
 
 @register_compute_rule(graph_grad.Conv2dGradFilterOp)
 def _conv_grad_filter(em: KernelEmitter, op: graph_grad.Conv2dGradFilterOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    if (tiled := tile_value(em, op, idx)) is not None:
+        return tiled  # the GEMM micro-kernel's sum (conv_grad.py)
     f, cc, i, j = idx
     n, c, h, w = tensor_of(op.input).get_shape()
     fo, oh, ow = tensor_of(op.grad).get_shape()[1:]
