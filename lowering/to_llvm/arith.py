@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, i1
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, binop, build, constant_int, llvm_type
+from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, binop, binop_props, build, constant_int, int_attr, llvm_type
 from graphopt.lowering.to_llvm.scalar import (
     Emitter,
     Handler,
@@ -49,7 +49,7 @@ HANDLERS: dict[type[Operation], Handler] = {}
 
 
 def _binop(key: type[Operation], cls: type[Operation]) -> None:
-    HANDLERS[key] = lambda e, op, a: _r(e.emit(binop(cls, a[0], a[1])))  # type: ignore[call-arg]
+    HANDLERS[key] = lambda e, op, a: e.morph(op, cls, a, binop_props(cls))
 
 
 for _n, _c in {
@@ -188,8 +188,7 @@ def fold(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue] | None:
 def _cmpi(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     assert isinstance(op, arith.CmpiOp)
     pred = op.predicate
-    flag = llvm.ICmpPredicateFlag.from_int(pred.value.data)
-    return [_icmp(e, flag.value, a[0], a[1])]
+    return e.morph(op, llvm.ICmpOp, a, {"predicate": int_attr(pred.value.data, i64)})
 
 
 def _cmpf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
@@ -200,12 +199,12 @@ def _cmpf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
         return [const(e, 0, i1)]
     if flag == llvm.FCmpPredicateFlag.TRUE:
         return [const(e, 1, i1)]
-    return _r(e.emit(llvm.FCmpOp(a[0], a[1], flag.value)))
+    return e.morph(op, llvm.FCmpOp, a, {"predicate": int_attr(flag.to_int(), i64)})
 
 
 HANDLERS[arith.CmpiOp] = _cmpi
 HANDLERS[arith.CmpfOp] = _cmpf
-HANDLERS[arith.SelectOp] = lambda e, op, a: [_select(e, a[0], a[1], a[2])]
+HANDLERS[arith.SelectOp] = lambda e, op, a: e.morph(op, llvm.SelectOp, a)
 
 
 def _constant(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:

@@ -56,7 +56,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.irdl import AttrSizedSegments
+from xdsl.irdl import AttrSizedSegments, OptionalDef
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -214,6 +214,44 @@ def replace_with_llvm(rewriter: PatternRewriter, op: Operation, new_ops: Sequenc
     )
 
 
+def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operands: Sequence[SSAValue], properties: dict | None = None) -> None:
+    """Turn ``op`` into a ``cls`` op in place: the same results (retyped to
+    their llvm types), position and uses, ``operands`` instead of its own.  A
+    one-to-one conversion then builds, inserts and erases nothing, and no use
+    is moved (a model's conversion rewrites tens of thousands of ops).  Run
+    on its own, a step casts a retyped result back for its users, as
+    :func:`replace_with_llvm` does.  Results must be scalars or vectors."""
+    if len(operands) != len(op.operands) or any(a is not b for a, b in zip(operands, op.operands)):
+        op.operands = operands
+    op.__class__ = cls
+    default_props, default_attrs = _defaults(cls)
+    op.properties = dict(properties) if properties else {}
+    for name, value in default_props.items():
+        op.properties.setdefault(name, value)
+    op.attributes = dict(default_attrs)
+    rewriter.has_done_action = True
+    in_place = _IN_PLACE.get() is not None
+    for r in op.results:
+        if (target := llvm_type(r.type)) != (old := r.type):
+            uses = () if in_place else list(r.uses)
+            r._type = target  # noqa: SLF001  (the value keeps its uses)
+            if uses:
+                cast = UnrealizedConversionCastOp.get([r], [old])
+                rewriter.insert(cast, InsertPoint.after(op))
+                for use in uses:
+                    use.operation.operands[use.index] = cast.results[0]
+
+
+@functools.cache
+def _defaults(cls: type[Operation]) -> tuple[dict, dict]:
+    """The default properties and attributes IRDL gives a new ``cls`` op."""
+    d = cls.get_irdl_definition()
+    return tuple(
+        {n: f.default_value for n, f in fields.items() if not isinstance(f, OptionalDef) and f.default_value is not None}
+        for fields in (d.properties, d.attributes)
+    )  # type: ignore[return-value]
+
+
 def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
     """Give ``block``'s arguments their llvm types; uses see a cast back (or,
     converting in place, the retyped argument)."""
@@ -286,10 +324,14 @@ _INBOUNDS = UnitAttr()
 _ORDERING = IntegerAttr(0, i64)
 
 
+def binop_props(cls: type[Operation], nsw: bool = False) -> dict | None:
+    """The properties ``llvm.add``, ``llvm.fmul``... are built with."""
+    return {"overflowFlags": NSW if nsw else NO_WRAP} if issubclass(cls, llvm.ArithmeticBinOpOverflow) else None
+
+
 def binop(cls: type[_Op], a: SSAValue, b: SSAValue, nsw: bool = False) -> _Op:
     """``llvm.add``, ``llvm.fmul``... of ``a`` and ``b``."""
-    props = {"overflowFlags": NSW if nsw else NO_WRAP} if issubclass(cls, llvm.ArithmeticBinOpOverflow) else None
-    return build(cls, (a, b), (a.type,), props)
+    return build(cls, (a, b), (a.type,), binop_props(cls, nsw))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -307,18 +349,20 @@ def gep(ptr: SSAValue, index: int | SSAValue, t: Attribute, inbounds: bool = Tru
     return build(llvm.GEPOp, (ptr, index), (PTR,), _gep_props((llvm.GEP_USE_SSA_VAL,), t, inbounds))
 
 
-def load(ptr: SSAValue, t: Attribute, alignment: int | None = None) -> llvm.LoadOp:
+def access_props(alignment: int | None = None) -> dict:
+    """The properties of an ``llvm.load`` or ``llvm.store``."""
     props = {"ordering": _ORDERING}
     if alignment is not None:
         props["alignment"] = int_attr(alignment, i64)
-    return build(llvm.LoadOp, (ptr,), (t,), props)
+    return props
+
+
+def load(ptr: SSAValue, t: Attribute, alignment: int | None = None) -> llvm.LoadOp:
+    return build(llvm.LoadOp, (ptr,), (t,), access_props(alignment))
 
 
 def store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.StoreOp:
-    props = {"ordering": _ORDERING}
-    if alignment is not None:
-        props["alignment"] = int_attr(alignment, i64)
-    return build(llvm.StoreOp, (value, ptr), (), props)
+    return build(llvm.StoreOp, (value, ptr), (), access_props(alignment))
 
 
 #: Per conversion walk: values ops share (constants, addresses).

@@ -51,14 +51,17 @@ from graphopt.lowering.to_llvm.common import (
     PTR,
     ConversionPass,
     LoopToLLVMError,
+    access_props,
     as_llvm,
     binop,
     const,
     constant_int,
     dense_to_numpy,
     gep,
+    llvm_type,
     load,
     memref_type,
+    morph,
     num_elements,
     replace_with_llvm,
     reuse,
@@ -161,17 +164,18 @@ class AccessPattern(RewritePattern):
         if isinstance(op, memref.LoadOp):
             ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
             st = storage_type(op.res.type)
-            new: list[Operation] = [load(ptr, st)]
-            if st != op.res.type:
-                new.append(llvm.TruncOp(new[0].results[0], op.res.type))
-            replace_with_llvm(rewriter, op, new, new[-1].results)
+            if st == llvm_type(op.res.type):
+                return morph(rewriter, op, llvm.LoadOp, (ptr,), access_props())
+            wide = load(ptr, st)  # an i1 is a byte in memory
+            replace_with_llvm(rewriter, op, [wide, trunc := llvm.TruncOp(wide.results[0], op.res.type)], trunc.results)
         elif isinstance(op, memref.StoreOp):
             ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
             value = as_llvm(rewriter, op.value, InsertPoint.before(op))
             st = storage_type(op.value.type)
-            new = [llvm.ZExtOp(value, st)] if st != value.type else []
-            new.append(store(new[0].results[0] if new else value, ptr))
-            replace_with_llvm(rewriter, op, new, [])
+            if st == value.type:
+                return morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props())
+            wide = llvm.ZExtOp(value, st)
+            replace_with_llvm(rewriter, op, [wide, store(wide.results[0], ptr)], [])
 
 
 class ViewPattern(RewritePattern):
