@@ -74,28 +74,20 @@ class LoopToLLVMError(LoweringError):
     """The loop-level module cannot be lowered (unsupported op, bad ABI...)."""
 
 
-_LLVM_TYPES: dict[Attribute, Attribute] = {}
+_BY_CLASS: dict[type, Attribute | None] = {MemRefType: PTR, IndexType: i64}
 
 
 def llvm_type(t: Attribute) -> Attribute:
-    """The llvm-dialect type of a loop-level type (cached: ``isinstance`` on
-    xDSL's abstract type classes is slow, and a module has few types)."""
-    hit = _LLVM_TYPES.get(t)
-    if hit is None:
-        hit = _LLVM_TYPES[t] = _llvm_type(t)
-    return hit
-
-
-def _llvm_type(t: Attribute) -> Attribute:
-    if isinstance(t, MemRefType):
-        return PTR
-    if isinstance(t, IndexType):
-        return i64
-    if isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType | VectorType):
-        return t
-    if isinstance(t, VectorType) and isinstance(t.element_type, IntegerType | AnyFloat) and t.get_num_dims() == 1:
-        return t
-    raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
+    """The llvm-dialect type of a loop-level type: a memref is a pointer,
+    ``index`` is ``i64``, other scalars and vectors are themselves (decided
+    by the type's class, cached: ``isinstance`` on xDSL's abstract type
+    classes and hashing a type are slow, and a module has few classes)."""
+    if type(t) not in _BY_CLASS:
+        if not isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType | VectorType):
+            raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
+        _BY_CLASS[type(t)] = None
+    how = _BY_CLASS[type(t)]
+    return t if how is None else how
 
 
 def storage_type(t: Attribute) -> Attribute:
@@ -261,11 +253,12 @@ def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
         if target == arg.type:
             continue
         old_type = arg.type
-        new = Rewriter.replace_value_with_new_type(arg, target)
-        if state is not None:
+        if state is not None:  # retyped in place, as morph does
+            arg._type = target  # noqa: SLF001
             if isinstance(old_type, MemRefType):
-                state.memref_of[new] = old_type
+                state.memref_of[arg] = old_type
             continue
+        new = Rewriter.replace_value_with_new_type(arg, target)
         uses = list(new.uses)
         if uses:
             cast = UnrealizedConversionCastOp.get([new], [old_type])

@@ -105,25 +105,18 @@ def _select(e: Emitter, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
 
 
 _SCALAR, _ELEMENTWISE = 1, 3
-_KINDS: dict[Attribute, int] = {}
+_KINDS: dict[type, int] = {}
 
 
 def _kind(t: Attribute) -> int:
-    """1 for a scalar, 2 for a 1-D vector, else 0 (cached: ``isinstance`` on
-    ``AnyFloat`` is slow)."""
-    k = _KINDS.get(t)
+    """1 for a scalar, 2 for a 1-D vector of scalars, else 0 (by the type's
+    class, cached: ``isinstance`` on ``AnyFloat`` is slow)."""
+    k = _KINDS.get(type(t))
     if k is None:
-        k = _KINDS[t] = 1 if is_scalar(t) else 2 if is_vector(t) else 0
+        k = _KINDS[type(t)] = 1 if isinstance(t, IntegerType | IndexType | AnyFloat) else 2 if isinstance(t, VectorType) else 0
+    if k == 2 and (t.get_num_dims() != 1 or not isinstance(t.element_type, IntegerType | AnyFloat)):  # type: ignore[attr-defined]
+        return 0
     return k
-
-
-def is_scalar(t: Attribute) -> bool:
-    return isinstance(t, IntegerType | IndexType | AnyFloat)
-
-
-def is_vector(t: Attribute) -> bool:
-    """A 1-D vector of scalars: what the elementwise llvm ops take as well."""
-    return isinstance(t, VectorType) and t.get_num_dims() == 1 and isinstance(t.element_type, IntegerType | AnyFloat)
 
 
 @dataclass
