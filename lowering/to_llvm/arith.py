@@ -211,10 +211,8 @@ def _constant(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     assert isinstance(op, arith.ConstantOp)
     value = op.value
     t = op.results[0].type
-    if isinstance(value, IntegerAttr):
-        return [const(e, value.value.data, t)]
-    if isinstance(value, FloatAttr):
-        return [const(e, value.value.data, t)]
+    if isinstance(value, IntegerAttr | FloatAttr):
+        return [const(e, value.value.data, t, op)]
     raise LoopToLLVMError(f"arith.constant of {value} is not supported (only scalars)")
 
 

@@ -389,10 +389,12 @@ def _entry_block(at: InsertPoint) -> Block | None:
     return None
 
 
-def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Attribute) -> SSAValue:
+def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Attribute, op: Operation | None = None) -> SSAValue:
     """An ``llvm.mlir.constant`` of scalar type ``t``: one per value, type and
     function in a walk, at the function's entry (LLVM IR has no constant
-    instructions, so where it sits changes nothing in the output)."""
+    instructions, so where it sits changes nothing in the output).  Converting
+    in place, the ``arith.constant`` ``op`` that is the first of its value
+    becomes that constant (moved, its uses kept)."""
     t = llvm_type(t)
     if isinstance(t, IntegerType):
         v: int | float = int(bool(value)) if t.width.data == 1 else int(value)
@@ -405,12 +407,14 @@ def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Att
     if entry is not None and (hit := table.get((entry, *key))) is not None:  # type: ignore[union-attr]
         return hit
     attr: Attribute = int_attr(v, t) if isinstance(t, IntegerType) else FloatAttr(v, t)  # type: ignore[arg-type]
-    op = build(llvm.ConstantOp, (), (t,), {"value": attr})
-    if entry is not None:
-        rewriter.insert(op, InsertPoint.at_start(entry))
-        table[(entry, *key)] = op.results[0]  # type: ignore[index]
+    if op is not None and entry is not None and _IN_PLACE.get() is not None:
+        op.detach()
+        morph(rewriter, op, llvm.ConstantOp, (), {"value": attr})
     else:
-        rewriter.insert(op, at)
+        op = build(llvm.ConstantOp, (), (t,), {"value": attr})
+    rewriter.insert(op, InsertPoint.at_start(entry) if entry is not None else at)
+    if entry is not None:
+        table[(entry, *key)] = op.results[0]  # type: ignore[index]
     return op.results[0]
 
 

@@ -48,10 +48,13 @@ class Emitter:
         return call.results[0]
 
 
-def const(e: Emitter, value: int | float, t: Attribute) -> SSAValue:
-    op = _const(e.rewriter, e.at, value, t)
-    e.created.append(op.owner)  # type: ignore[arg-type]
-    return op
+def const(e: Emitter, value: int | float, t: Attribute, op: Operation | None = None) -> SSAValue:
+    """The constant (:func:`.common.const`); ``op``, an ``arith.constant``,
+    may become it."""
+    v = _const(e.rewriter, e.at, value, t, op)
+    e.created.append(v.owner)  # type: ignore[arg-type]
+    e.morphed |= v.owner is op
+    return v
 
 
 def _r(op: Operation) -> list[SSAValue]:
