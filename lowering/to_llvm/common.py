@@ -206,13 +206,14 @@ def replace_with_llvm(rewriter: PatternRewriter, op: Operation, new_ops: Sequenc
     )
 
 
-def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operands: Sequence[SSAValue], properties: dict | None = None) -> None:
+def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operands: Sequence[SSAValue], properties: dict | None = None) -> list[SSAValue]:
     """Turn ``op`` into a ``cls`` op in place: the same results (retyped to
     their llvm types), position and uses, ``operands`` instead of its own.  A
     one-to-one conversion then builds, inserts and erases nothing, and no use
     is moved (a model's conversion rewrites tens of thousands of ops).  Run
     on its own, a step casts a retyped result back for its users, as
-    :func:`replace_with_llvm` does.  Results must be scalars or vectors."""
+    :func:`replace_with_llvm` does.  Results must be scalars or vectors.
+    Returns the op's results."""
     if len(operands) != len(op.operands) or any(a is not b for a, b in zip(operands, op.operands)):
         op.operands = operands
     op.__class__ = cls
@@ -232,6 +233,7 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
                 rewriter.insert(cast, InsertPoint.after(op))
                 for use in uses:
                     use.operation.operands[use.index] = cast.results[0]
+    return list(op.results)
 
 
 @functools.cache

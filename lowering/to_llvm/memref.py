@@ -165,7 +165,8 @@ class AccessPattern(RewritePattern):
             ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
             st = storage_type(op.res.type)
             if st == llvm_type(op.res.type):
-                return morph(rewriter, op, llvm.LoadOp, (ptr,), access_props())
+                morph(rewriter, op, llvm.LoadOp, (ptr,), access_props())
+                return
             wide = load(ptr, st)  # an i1 is a byte in memory
             replace_with_llvm(rewriter, op, [wide, trunc := llvm.TruncOp(wide.results[0], op.res.type)], trunc.results)
         elif isinstance(op, memref.StoreOp):
@@ -173,7 +174,8 @@ class AccessPattern(RewritePattern):
             value = as_llvm(rewriter, op.value, InsertPoint.before(op))
             st = storage_type(op.value.type)
             if st == value.type:
-                return morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props())
+                morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props())
+                return
             wide = llvm.ZExtOp(value, st)
             replace_with_llvm(rewriter, op, [wide, store(wide.results[0], ptr)], [])
 

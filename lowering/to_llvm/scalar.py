@@ -37,10 +37,10 @@ class Emitter:
 
     def morph(self, op: Operation, cls: type[Operation], operands: Sequence[SSAValue], properties: dict | None = None) -> list[SSAValue]:
         """``op`` itself becomes the ``cls`` op (:func:`.common.morph`), last."""
-        morph(self.rewriter, op, cls, operands, properties)
-        self.created.append(op)
+        results = morph(self.rewriter, op, cls, operands, properties)
+        self.created.append(results[0].owner)  # type: ignore[arg-type]
         self.morphed = True
-        return list(op.results)
+        return results
 
     def libm_call(self, name: str, args: Sequence[SSAValue], ret: Attribute) -> SSAValue:
         self.externals[name] = llvm.LLVMFunctionType([a.type for a in args], ret)
