@@ -98,13 +98,6 @@ HANDLERS[arith.MaximumfOp] = _float_minmax("maximum")
 HANDLERS[arith.MinimumfOp] = _float_minmax("minimum")
 
 
-def _negf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
-    return _r(e.emit(llvm.FNegOp(a[0])))
-
-
-HANDLERS[arith.NegfOp] = _negf
-
-
 def _div_round(e: Emitter, a: SSAValue, b: SSAValue, floor: bool) -> SSAValue:
     """floor/ceil signed division: q = a / b (truncating), adjusted by one
     when the remainder is non-zero and its sign says so."""
@@ -238,10 +231,11 @@ HANDLERS[arith.ExtSIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), 
 HANDLERS[arith.ExtUIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), False)]
 HANDLERS[arith.TruncIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
 HANDLERS[arith.IndexCastOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
-HANDLERS[arith.ExtFOp] = lambda e, op, a: _r(e.emit(llvm.FPExtOp(a[0], _res_type(op))))
-HANDLERS[arith.TruncFOp] = lambda e, op, a: _r(e.emit(llvm.FPTruncOp(a[0], _res_type(op))))
-HANDLERS[arith.SIToFPOp] = lambda e, op, a: _r(e.emit(llvm.SIToFPOp(a[0], _res_type(op))))
-HANDLERS[arith.BitcastOp] = lambda e, op, a: _r(e.emit(llvm.BitcastOp(a[0], _res_type(op))))
+for _n, _c in {
+    arith.NegfOp: llvm.FNegOp, arith.ExtFOp: llvm.FPExtOp, arith.TruncFOp: llvm.FPTruncOp,
+    arith.SIToFPOp: llvm.SIToFPOp, arith.BitcastOp: llvm.BitcastOp,
+}.items():  # fmt: skip
+    HANDLERS[_n] = lambda e, op, a, c=_c: e.morph(op, c, a)
 
 
 def _uitofp(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:

@@ -212,8 +212,8 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
     one-to-one conversion then builds, inserts and erases nothing, and no use
     is moved (a model's conversion rewrites tens of thousands of ops).  Run
     on its own, a step casts a retyped result back for its users, as
-    :func:`replace_with_llvm` does.  Results must be scalars or vectors.
-    Returns the op's results."""
+    :func:`replace_with_llvm` does (in place, a memref result that became a
+    pointer records its memref type).  Returns the op's results."""
     if len(operands) != len(op.operands) or any(a is not b for a, b in zip(operands, op.operands)):
         op.operands = operands
     op.__class__ = cls
@@ -223,11 +223,13 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
         op.properties.setdefault(name, value)
     op.attributes = dict(default_attrs)
     rewriter.has_done_action = True
-    in_place = _IN_PLACE.get() is not None
+    state = _IN_PLACE.get()
     for r in op.results:
         if (target := llvm_type(r.type)) != (old := r.type):
-            uses = () if in_place else list(r.uses)
+            uses = () if state is not None else list(r.uses)
             r._type = target  # noqa: SLF001  (the value keeps its uses)
+            if state is not None and isinstance(old, MemRefType):
+                state.memref_of[r] = old
             if uses:
                 cast = UnrealizedConversionCastOp.get([r], [old])
                 rewriter.insert(cast, InsertPoint.after(op))
@@ -350,14 +352,6 @@ def access_props(alignment: int | None = None) -> dict:
     if alignment is not None:
         props["alignment"] = int_attr(alignment, i64)
     return props
-
-
-def load(ptr: SSAValue, t: Attribute, alignment: int | None = None) -> llvm.LoadOp:
-    return build(llvm.LoadOp, (ptr,), (t,), access_props(alignment))
-
-
-def store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.StoreOp:
-    return build(llvm.StoreOp, (value, ptr), (), access_props(alignment))
 
 
 #: Per conversion walk: values ops share (constants, addresses).

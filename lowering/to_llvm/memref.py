@@ -54,12 +54,12 @@ from graphopt.lowering.to_llvm.common import (
     access_props,
     as_llvm,
     binop,
+    build,
     const,
     constant_int,
     dense_to_numpy,
     gep,
     llvm_type,
-    load,
     memref_type,
     morph,
     num_elements,
@@ -67,7 +67,6 @@ from graphopt.lowering.to_llvm.common import (
     reuse,
     static_memref,
     storage_type,
-    store,
 )
 
 BOUNDS_FLAG = "graphopt_bounds_error"
@@ -167,7 +166,7 @@ class AccessPattern(RewritePattern):
             if st == llvm_type(op.res.type):
                 morph(rewriter, op, llvm.LoadOp, (ptr,), access_props())
                 return
-            wide = load(ptr, st)  # an i1 is a byte in memory
+            wide = build(llvm.LoadOp, (ptr,), (st,), access_props())  # an i1 is a byte in memory
             replace_with_llvm(rewriter, op, [wide, trunc := llvm.TruncOp(wide.results[0], op.res.type)], trunc.results)
         elif isinstance(op, memref.StoreOp):
             ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
@@ -177,7 +176,7 @@ class AccessPattern(RewritePattern):
                 morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props())
                 return
             wide = llvm.ZExtOp(value, st)
-            replace_with_llvm(rewriter, op, [wide, store(wide.results[0], ptr)], [])
+            replace_with_llvm(rewriter, op, [wide, build(llvm.StoreOp, (wide.results[0], ptr), (), access_props())], [])
 
 
 class ViewPattern(RewritePattern):
@@ -241,9 +240,12 @@ class AllocaPattern(RewritePattern):
             raise LoopToLLVMError("memref.alloca outside a function")
         entry = InsertPoint.at_start(fn.regions[0].first_block)
         size = llvm.ConstantOp(IntegerAttr(max(1, num_elements(t)), i64), i64)
-        alloca = llvm.AllocaOp(size.results[0], storage_type(t.element_type), alignment=64)
-        rewriter.insert([size, alloca], entry)
-        replace_with_llvm(rewriter, op, [], alloca.results)
+        op.detach()
+        rewriter.insert([size, op], entry)
+        morph(rewriter, op, llvm.AllocaOp, size.results, {"alignment": _ALIGN_64, "elem_type": storage_type(t.element_type)})
+
+
+_ALIGN_64 = IntegerAttr(64, 64)
 
 
 def _is_function(op: Operation | None) -> bool:
@@ -253,8 +255,7 @@ def _is_function(op: Operation | None) -> bool:
 class GetGlobalPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.GetGlobalOp, rewriter: PatternRewriter, /) -> None:
-        addr = llvm.AddressOfOp(op.name_.string_value(), PTR)
-        replace_with_llvm(rewriter, op, [addr], addr.results)
+        morph(rewriter, op, llvm.AddressOfOp, (), {"global_name": op.name_})
 
 
 class GlobalPattern(RewritePattern):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, ModuleOp, VectorType, i1, i64
+from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerType, ModuleOp, VectorType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint

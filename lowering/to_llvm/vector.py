@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
