@@ -69,12 +69,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from graphopt.transforms.levels import require_lowered
 
@@ -377,12 +372,15 @@ class OnePlusErfToErfc(RewritePattern):
 
 
 def expand_math(module: ModuleOp) -> None:
-    """Expand every f32 exp/log/tanh/erf in ``module``, in place."""
-    PatternRewriteWalker(OnePlusErfToErfc(), apply_recursively=False).rewrite_module(module)
-    PatternRewriteWalker(
-        GreedyRewritePatternApplier([ExpandF32Math()], dce_enabled=False),
-        apply_recursively=False,
-    ).rewrite_module(module)
+    """Expand every f32 exp/log/tanh/erf in ``module``, in place (each
+    pattern offered only the ops of its classes, in one walk)."""
+    from graphopt.lowering.to_llvm.common import ConversionPass  # (to_llvm imports this module)
+
+    kinds = {type(op) for op in module.walk()}
+    if mathd.ErfOp in kinds:
+        ConversionPass.run(module, {arith.AddfOp: OnePlusErfToErfc()})
+    if kinds.intersection(_EXPANSIONS):
+        ConversionPass.run(module, dict.fromkeys(_EXPANSIONS, ExpandF32Math()))
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, i1
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, binop, build, constant_int, llvm_type
+from graphopt.lowering.to_llvm.common import ConversionPass, LoopToLLVMError, binop, binop_props, build, constant_int, int_attr, llvm_type
 from graphopt.lowering.to_llvm.scalar import (
     Emitter,
     Handler,
@@ -49,7 +49,7 @@ HANDLERS: dict[type[Operation], Handler] = {}
 
 
 def _binop(key: type[Operation], cls: type[Operation]) -> None:
-    HANDLERS[key] = lambda e, op, a: _r(e.emit(binop(cls, a[0], a[1])))  # type: ignore[call-arg]
+    HANDLERS[key] = lambda e, op, a: e.morph(op, cls, a, binop_props(cls))
 
 
 for _n, _c in {
@@ -96,13 +96,6 @@ def _float_minmax(intr: str) -> Handler:
 
 HANDLERS[arith.MaximumfOp] = _float_minmax("maximum")
 HANDLERS[arith.MinimumfOp] = _float_minmax("minimum")
-
-
-def _negf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
-    return _r(e.emit(llvm.FNegOp(a[0])))
-
-
-HANDLERS[arith.NegfOp] = _negf
 
 
 def _div_round(e: Emitter, a: SSAValue, b: SSAValue, floor: bool) -> SSAValue:
@@ -188,8 +181,7 @@ def fold(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue] | None:
 def _cmpi(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     assert isinstance(op, arith.CmpiOp)
     pred = op.predicate
-    flag = llvm.ICmpPredicateFlag.from_int(pred.value.data)
-    return [_icmp(e, flag.value, a[0], a[1])]
+    return e.morph(op, llvm.ICmpOp, a, {"predicate": int_attr(pred.value.data, i64)})
 
 
 def _cmpf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
@@ -200,22 +192,20 @@ def _cmpf(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
         return [const(e, 0, i1)]
     if flag == llvm.FCmpPredicateFlag.TRUE:
         return [const(e, 1, i1)]
-    return _r(e.emit(llvm.FCmpOp(a[0], a[1], flag.value)))
+    return e.morph(op, llvm.FCmpOp, a, {"predicate": int_attr(flag.to_int(), i64)})
 
 
 HANDLERS[arith.CmpiOp] = _cmpi
 HANDLERS[arith.CmpfOp] = _cmpf
-HANDLERS[arith.SelectOp] = lambda e, op, a: [_select(e, a[0], a[1], a[2])]
+HANDLERS[arith.SelectOp] = lambda e, op, a: e.morph(op, llvm.SelectOp, a)
 
 
 def _constant(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:
     assert isinstance(op, arith.ConstantOp)
     value = op.value
     t = op.results[0].type
-    if isinstance(value, IntegerAttr):
-        return [const(e, value.value.data, t)]
-    if isinstance(value, FloatAttr):
-        return [const(e, value.value.data, t)]
+    if isinstance(value, IntegerAttr | FloatAttr):
+        return [const(e, value.value.data, t, op)]
     raise LoopToLLVMError(f"arith.constant of {value} is not supported (only scalars)")
 
 
@@ -241,10 +231,11 @@ HANDLERS[arith.ExtSIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), 
 HANDLERS[arith.ExtUIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), False)]
 HANDLERS[arith.TruncIOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
 HANDLERS[arith.IndexCastOp] = lambda e, op, a: [_int_resize(e, a[0], _res_type(op), True)]
-HANDLERS[arith.ExtFOp] = lambda e, op, a: _r(e.emit(llvm.FPExtOp(a[0], _res_type(op))))
-HANDLERS[arith.TruncFOp] = lambda e, op, a: _r(e.emit(llvm.FPTruncOp(a[0], _res_type(op))))
-HANDLERS[arith.SIToFPOp] = lambda e, op, a: _r(e.emit(llvm.SIToFPOp(a[0], _res_type(op))))
-HANDLERS[arith.BitcastOp] = lambda e, op, a: _r(e.emit(llvm.BitcastOp(a[0], _res_type(op))))
+for _n, _c in {
+    arith.NegfOp: llvm.FNegOp, arith.ExtFOp: llvm.FPExtOp, arith.TruncFOp: llvm.FPTruncOp,
+    arith.SIToFPOp: llvm.SIToFPOp, arith.BitcastOp: llvm.BitcastOp,
+}.items():  # fmt: skip
+    HANDLERS[_n] = lambda e, op, a, c=_c: e.morph(op, c, a)
 
 
 def _uitofp(e: Emitter, op: Operation, a: list[SSAValue]) -> list[SSAValue]:

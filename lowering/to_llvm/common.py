@@ -56,7 +56,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.irdl import AttrSizedSegments
+from xdsl.irdl import AttrSizedSegments, OptionalDef
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -74,28 +74,20 @@ class LoopToLLVMError(LoweringError):
     """The loop-level module cannot be lowered (unsupported op, bad ABI...)."""
 
 
-_LLVM_TYPES: dict[Attribute, Attribute] = {}
+_BY_CLASS: dict[type, Attribute | None] = {MemRefType: PTR, IndexType: i64}
 
 
 def llvm_type(t: Attribute) -> Attribute:
-    """The llvm-dialect type of a loop-level type (cached: ``isinstance`` on
-    xDSL's abstract type classes is slow, and a module has few types)."""
-    hit = _LLVM_TYPES.get(t)
-    if hit is None:
-        hit = _LLVM_TYPES[t] = _llvm_type(t)
-    return hit
-
-
-def _llvm_type(t: Attribute) -> Attribute:
-    if isinstance(t, MemRefType):
-        return PTR
-    if isinstance(t, IndexType):
-        return i64
-    if isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType | VectorType):
-        return t
-    if isinstance(t, VectorType) and isinstance(t.element_type, IntegerType | AnyFloat) and t.get_num_dims() == 1:
-        return t
-    raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
+    """The llvm-dialect type of a loop-level type: a memref is a pointer,
+    ``index`` is ``i64``, other scalars and vectors are themselves (decided
+    by the type's class, cached: ``isinstance`` on xDSL's abstract type
+    classes and hashing a type are slow, and a module has few classes)."""
+    if type(t) not in _BY_CLASS:
+        if not isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType | VectorType):
+            raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
+        _BY_CLASS[type(t)] = None
+    how = _BY_CLASS[type(t)]
+    return t if how is None else how
 
 
 def storage_type(t: Attribute) -> Attribute:
@@ -214,6 +206,48 @@ def replace_with_llvm(rewriter: PatternRewriter, op: Operation, new_ops: Sequenc
     )
 
 
+def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operands: Sequence[SSAValue], properties: dict | None = None) -> list[SSAValue]:
+    """Turn ``op`` into a ``cls`` op in place: the same results (retyped to
+    their llvm types), position and uses, ``operands`` instead of its own.  A
+    one-to-one conversion then builds, inserts and erases nothing, and no use
+    is moved (a model's conversion rewrites tens of thousands of ops).  Run
+    on its own, a step casts a retyped result back for its users, as
+    :func:`replace_with_llvm` does (in place, a memref result that became a
+    pointer records its memref type).  Returns the op's results."""
+    if len(operands) != len(op.operands) or any(a is not b for a, b in zip(operands, op.operands)):
+        op.operands = operands
+    op.__class__ = cls
+    default_props, default_attrs = _defaults(cls)
+    op.properties = dict(properties) if properties else {}
+    for name, value in default_props.items():
+        op.properties.setdefault(name, value)
+    op.attributes = dict(default_attrs)
+    rewriter.has_done_action = True
+    state = _IN_PLACE.get()
+    for r in op.results:
+        if (target := llvm_type(r.type)) != (old := r.type):
+            uses = () if state is not None else list(r.uses)
+            r._type = target  # noqa: SLF001  (the value keeps its uses)
+            if state is not None and isinstance(old, MemRefType):
+                state.memref_of[r] = old
+            if uses:
+                cast = UnrealizedConversionCastOp.get([r], [old])
+                rewriter.insert(cast, InsertPoint.after(op))
+                for use in uses:
+                    use.operation.operands[use.index] = cast.results[0]
+    return list(op.results)
+
+
+@functools.cache
+def _defaults(cls: type[Operation]) -> tuple[dict, dict]:
+    """The default properties and attributes IRDL gives a new ``cls`` op."""
+    d = cls.get_irdl_definition()
+    return tuple(
+        {n: f.default_value for n, f in fields.items() if not isinstance(f, OptionalDef) and f.default_value is not None}
+        for fields in (d.properties, d.attributes)
+    )  # type: ignore[return-value]
+
+
 def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
     """Give ``block``'s arguments their llvm types; uses see a cast back (or,
     converting in place, the retyped argument)."""
@@ -223,11 +257,12 @@ def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
         if target == arg.type:
             continue
         old_type = arg.type
-        new = Rewriter.replace_value_with_new_type(arg, target)
-        if state is not None:
+        if state is not None:  # retyped in place, as morph does
+            arg._type = target  # noqa: SLF001
             if isinstance(old_type, MemRefType):
-                state.memref_of[new] = old_type
+                state.memref_of[arg] = old_type
             continue
+        new = Rewriter.replace_value_with_new_type(arg, target)
         uses = list(new.uses)
         if uses:
             cast = UnrealizedConversionCastOp.get([new], [old_type])
@@ -286,10 +321,14 @@ _INBOUNDS = UnitAttr()
 _ORDERING = IntegerAttr(0, i64)
 
 
+def binop_props(cls: type[Operation], nsw: bool = False) -> dict | None:
+    """The properties ``llvm.add``, ``llvm.fmul``... are built with."""
+    return {"overflowFlags": NSW if nsw else NO_WRAP} if issubclass(cls, llvm.ArithmeticBinOpOverflow) else None
+
+
 def binop(cls: type[_Op], a: SSAValue, b: SSAValue, nsw: bool = False) -> _Op:
     """``llvm.add``, ``llvm.fmul``... of ``a`` and ``b``."""
-    props = {"overflowFlags": NSW if nsw else NO_WRAP} if issubclass(cls, llvm.ArithmeticBinOpOverflow) else None
-    return build(cls, (a, b), (a.type,), props)
+    return build(cls, (a, b), (a.type,), binop_props(cls, nsw))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -307,18 +346,12 @@ def gep(ptr: SSAValue, index: int | SSAValue, t: Attribute, inbounds: bool = Tru
     return build(llvm.GEPOp, (ptr, index), (PTR,), _gep_props((llvm.GEP_USE_SSA_VAL,), t, inbounds))
 
 
-def load(ptr: SSAValue, t: Attribute, alignment: int | None = None) -> llvm.LoadOp:
+def access_props(alignment: int | None = None) -> dict:
+    """The properties of an ``llvm.load`` or ``llvm.store``."""
     props = {"ordering": _ORDERING}
     if alignment is not None:
         props["alignment"] = int_attr(alignment, i64)
-    return build(llvm.LoadOp, (ptr,), (t,), props)
-
-
-def store(value: SSAValue, ptr: SSAValue, alignment: int | None = None) -> llvm.StoreOp:
-    props = {"ordering": _ORDERING}
-    if alignment is not None:
-        props["alignment"] = int_attr(alignment, i64)
-    return build(llvm.StoreOp, (value, ptr), (), props)
+    return props
 
 
 #: Per conversion walk: values ops share (constants, addresses).
@@ -352,10 +385,12 @@ def _entry_block(at: InsertPoint) -> Block | None:
     return None
 
 
-def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Attribute) -> SSAValue:
+def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Attribute, op: Operation | None = None) -> SSAValue:
     """An ``llvm.mlir.constant`` of scalar type ``t``: one per value, type and
     function in a walk, at the function's entry (LLVM IR has no constant
-    instructions, so where it sits changes nothing in the output)."""
+    instructions, so where it sits changes nothing in the output).  Converting
+    in place, the ``arith.constant`` ``op`` that is the first of its value
+    becomes that constant (moved, its uses kept)."""
     t = llvm_type(t)
     if isinstance(t, IntegerType):
         v: int | float = int(bool(value)) if t.width.data == 1 else int(value)
@@ -368,12 +403,14 @@ def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Att
     if entry is not None and (hit := table.get((entry, *key))) is not None:  # type: ignore[union-attr]
         return hit
     attr: Attribute = int_attr(v, t) if isinstance(t, IntegerType) else FloatAttr(v, t)  # type: ignore[arg-type]
-    op = build(llvm.ConstantOp, (), (t,), {"value": attr})
-    if entry is not None:
-        rewriter.insert(op, InsertPoint.at_start(entry))
-        table[(entry, *key)] = op.results[0]  # type: ignore[index]
+    if op is not None and entry is not None and _IN_PLACE.get() is not None:
+        op.detach()
+        morph(rewriter, op, llvm.ConstantOp, (), {"value": attr})
     else:
-        rewriter.insert(op, at)
+        op = build(llvm.ConstantOp, (), (t,), {"value": attr})
+    rewriter.insert(op, InsertPoint.at_start(entry) if entry is not None else at)
+    if entry is not None:
+        table[(entry, *key)] = op.results[0]  # type: ignore[index]
     return op.results[0]
 
 

@@ -51,20 +51,22 @@ from graphopt.lowering.to_llvm.common import (
     PTR,
     ConversionPass,
     LoopToLLVMError,
+    access_props,
     as_llvm,
     binop,
+    build,
     const,
     constant_int,
     dense_to_numpy,
     gep,
-    load,
+    llvm_type,
     memref_type,
+    morph,
     num_elements,
     replace_with_llvm,
     reuse,
     static_memref,
     storage_type,
-    store,
 )
 
 BOUNDS_FLAG = "graphopt_bounds_error"
@@ -161,17 +163,20 @@ class AccessPattern(RewritePattern):
         if isinstance(op, memref.LoadOp):
             ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
             st = storage_type(op.res.type)
-            new: list[Operation] = [load(ptr, st)]
-            if st != op.res.type:
-                new.append(llvm.TruncOp(new[0].results[0], op.res.type))
-            replace_with_llvm(rewriter, op, new, new[-1].results)
+            if st == llvm_type(op.res.type):
+                morph(rewriter, op, llvm.LoadOp, (ptr,), access_props())
+                return
+            wide = build(llvm.LoadOp, (ptr,), (st,), access_props())  # an i1 is a byte in memory
+            replace_with_llvm(rewriter, op, [wide, trunc := llvm.TruncOp(wide.results[0], op.res.type)], trunc.results)
         elif isinstance(op, memref.StoreOp):
             ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
             value = as_llvm(rewriter, op.value, InsertPoint.before(op))
             st = storage_type(op.value.type)
-            new = [llvm.ZExtOp(value, st)] if st != value.type else []
-            new.append(store(new[0].results[0] if new else value, ptr))
-            replace_with_llvm(rewriter, op, new, [])
+            if st == value.type:
+                morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props())
+                return
+            wide = llvm.ZExtOp(value, st)
+            replace_with_llvm(rewriter, op, [wide, build(llvm.StoreOp, (wide.results[0], ptr), (), access_props())], [])
 
 
 class ViewPattern(RewritePattern):
@@ -235,9 +240,12 @@ class AllocaPattern(RewritePattern):
             raise LoopToLLVMError("memref.alloca outside a function")
         entry = InsertPoint.at_start(fn.regions[0].first_block)
         size = llvm.ConstantOp(IntegerAttr(max(1, num_elements(t)), i64), i64)
-        alloca = llvm.AllocaOp(size.results[0], storage_type(t.element_type), alignment=64)
-        rewriter.insert([size, alloca], entry)
-        replace_with_llvm(rewriter, op, [], alloca.results)
+        op.detach()
+        rewriter.insert([size, op], entry)
+        morph(rewriter, op, llvm.AllocaOp, size.results, {"alignment": _ALIGN_64, "elem_type": storage_type(t.element_type)})
+
+
+_ALIGN_64 = IntegerAttr(64, 64)
 
 
 def _is_function(op: Operation | None) -> bool:
@@ -247,8 +255,7 @@ def _is_function(op: Operation | None) -> bool:
 class GetGlobalPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.GetGlobalOp, rewriter: PatternRewriter, /) -> None:
-        addr = llvm.AddressOfOp(op.name_.string_value(), PTR)
-        replace_with_llvm(rewriter, op, [addr], addr.results)
+        morph(rewriter, op, llvm.AddressOfOp, (), {"global_name": op.name_})
 
 
 class GlobalPattern(RewritePattern):

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from math import prod
 
 from xdsl.dialects import llvm
-from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerAttr, IntegerType, ModuleOp, VectorType, i1, i64
+from xdsl.dialects.builtin import AnyFloat, Float32Type, Float64Type, IndexType, IntegerType, ModuleOp, VectorType, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from graphopt.lowering.to_llvm.common import as_llvm, build, cast_back, const as _const, constant_int, int_attr, llvm_type, shared
+from graphopt.lowering.to_llvm.common import as_llvm, build, cast_back, const as _const, constant_int, int_attr, llvm_type, morph, shared
 
 
 class Emitter:
@@ -28,11 +28,19 @@ class Emitter:
     def __init__(self, rewriter: PatternRewriter, op: Operation, externals: dict[str, llvm.LLVMFunctionType]):
         self.rewriter, self.at, self.externals = rewriter, InsertPoint.before(op), externals
         self.created: list[Operation] = []
+        self.morphed = False
 
     def emit(self, op: Operation) -> Operation:
         self.rewriter.insert(op, self.at)
         self.created.append(op)
         return op
+
+    def morph(self, op: Operation, cls: type[Operation], operands: Sequence[SSAValue], properties: dict | None = None) -> list[SSAValue]:
+        """``op`` itself becomes the ``cls`` op (:func:`.common.morph`), last."""
+        results = morph(self.rewriter, op, cls, operands, properties)
+        self.created.append(results[0].owner)  # type: ignore[arg-type]
+        self.morphed = True
+        return results
 
     def libm_call(self, name: str, args: Sequence[SSAValue], ret: Attribute) -> SSAValue:
         self.externals[name] = llvm.LLVMFunctionType([a.type for a in args], ret)
@@ -40,10 +48,13 @@ class Emitter:
         return call.results[0]
 
 
-def const(e: Emitter, value: int | float, t: Attribute) -> SSAValue:
-    op = _const(e.rewriter, e.at, value, t)
-    e.created.append(op.owner)  # type: ignore[arg-type]
-    return op
+def const(e: Emitter, value: int | float, t: Attribute, op: Operation | None = None) -> SSAValue:
+    """The constant (:func:`.common.const`); ``op``, an ``arith.constant``,
+    may become it."""
+    v = _const(e.rewriter, e.at, value, t, op)
+    e.created.append(v.owner)  # type: ignore[arg-type]
+    e.morphed |= v.owner is op
+    return v
 
 
 def _r(op: Operation) -> list[SSAValue]:
@@ -96,13 +107,19 @@ def _select(e: Emitter, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
     return e.emit(build(llvm.SelectOp, (c, a, b), (a.type,))).results[0]
 
 
-def is_scalar(t: Attribute) -> bool:
-    return isinstance(t, IntegerType | IndexType | AnyFloat)
+_SCALAR, _ELEMENTWISE = 1, 3
+_KINDS: dict[type, int] = {}
 
 
-def is_vector(t: Attribute) -> bool:
-    """A 1-D vector of scalars: what the elementwise llvm ops take as well."""
-    return isinstance(t, VectorType) and t.get_num_dims() == 1 and isinstance(t.element_type, IntegerType | AnyFloat)
+def _kind(t: Attribute) -> int:
+    """1 for a scalar, 2 for a 1-D vector of scalars, else 0 (by the type's
+    class, cached: ``isinstance`` on ``AnyFloat`` is slow)."""
+    k = _KINDS.get(type(t))
+    if k is None:
+        k = _KINDS[type(t)] = 1 if isinstance(t, IntegerType | IndexType | AnyFloat) else 2 if isinstance(t, VectorType) else 0
+    if k == 2 and (t.get_num_dims() != 1 or not isinstance(t.element_type, IntegerType | AnyFloat)):  # type: ignore[attr-defined]
+        return 0
+    return k
 
 
 @dataclass
@@ -119,8 +136,8 @@ class ScalarPattern(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         handler = self.handlers.get(type(op))
-        ok = is_scalar if type(op) not in self.elementwise else lambda t: is_scalar(t) or is_vector(t)
-        if handler is None or not all(ok(v.type) for v in (*op.operands, *op.results)):
+        ok = _SCALAR if type(op) not in self.elementwise else _ELEMENTWISE
+        if handler is None or not all(_kind(v.type) & ok for v in (*op.operands, *op.results)):
             return
         at = InsertPoint.before(op)
         key, table = None, shared()
@@ -132,6 +149,7 @@ class ScalarPattern(RewritePattern):
             if (hit := table.get(key)) is not None:
                 rewriter.replace(op, [], hit)
                 return
+        flags = getattr(op.properties.get("fastmath"), "data", None)
         operands = [as_llvm(rewriter, v, at) for v in op.operands]
         e = Emitter(rewriter, op, self.externals)
         results = self.fold(e, op, operands) if type(op) in self.folders and self.fold is not None else None
@@ -139,15 +157,15 @@ class ScalarPattern(RewritePattern):
             results = handler(e, op, operands)
         else:  # an operand itself stands for the result: no cast back
             results = [op.operands[operands.index(r)] if r in operands else r for r in results]
-        flags = getattr(op.properties.get("fastmath"), "data", None)
         if flags:
             for new in e.created:
                 if isinstance(new, llvm.AbstractFloatArithOp | llvm.FNegOp):
                     new.properties["fastmathFlags"] = llvm.FastMathAttr(flags)
-        new_results = [cast_back(rewriter, r, old.type, at) for r, old in zip(results, op.results, strict=True)]
-        rewriter.replace(op, [], new_results)
+        if not e.morphed:  # a morphed op is its own result
+            results = [cast_back(rewriter, r, old.type, at) for r, old in zip(results, op.results, strict=True)]
+            rewriter.replace(op, [], results)
         if key is not None:
-            table[key] = new_results  # type: ignore[index]
+            table[key] = results  # type: ignore[index]
 
 
 def declare_externals(module: ModuleOp, externals: dict[str, llvm.LLVMFunctionType]) -> None:

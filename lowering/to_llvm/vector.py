@@ -16,21 +16,20 @@ from dataclasses import dataclass
 
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from graphopt.lowering.to_llvm.common import (
     ConversionPass,
     LoopToLLVMError,
+    access_props,
     as_llvm,
     build,
     const,
-    load,
     memref_type,
-    replace_with_llvm,
+    morph,
     static_memref,
-    store,
 )
 from graphopt.lowering.to_llvm.memref import element_ptr
 
@@ -43,12 +42,12 @@ def _alignment(op: vector.LoadOp | vector.StoreOp) -> int:
 class AccessPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if isinstance(op, vector.LoadOp):
-            new = load(element_ptr(rewriter, op, op.base, op.indices), op.result.type, _alignment(op))
-            replace_with_llvm(rewriter, op, [new], new.results)
+            ptr = element_ptr(rewriter, op, op.base, op.indices)
+            morph(rewriter, op, llvm.LoadOp, (ptr,), access_props(_alignment(op)))
         elif isinstance(op, vector.StoreOp):
             ptr = element_ptr(rewriter, op, op.base, op.indices)
             value = as_llvm(rewriter, op.vector, InsertPoint.before(op))
-            replace_with_llvm(rewriter, op, [store(value, ptr, _alignment(op))], [])
+            morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props(_alignment(op)))
 
 
 @functools.lru_cache(maxsize=16)
@@ -67,15 +66,14 @@ class BroadcastPattern(RewritePattern):
         scalar = as_llvm(rewriter, op.source, at)
         undef = build(llvm.UndefOp, (), (vt,))
         ins = build(llvm.InsertElementOp, (undef.res, scalar, const(rewriter, at, 0, i32)), (vt,))
-        shuffle = build(llvm.ShuffleVectorOp, (ins.res, undef.res), (vt,), {"mask": _zeros(vt.get_shape()[0])})
-        replace_with_llvm(rewriter, op, [undef, ins, shuffle], shuffle.results)
+        rewriter.insert([undef, ins], at)
+        morph(rewriter, op, llvm.ShuffleVectorOp, (ins.res, undef.res), {"mask": _zeros(vt.get_shape()[0])})
 
 
 class FMAPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         assert isinstance(op, vector.FMAOp)
-        fma = build(llvm.FMAOp, (op.lhs, op.rhs, op.acc), (op.lhs.type,))
-        replace_with_llvm(rewriter, op, [fma], fma.results)
+        morph(rewriter, op, llvm.FMAOp, (op.lhs, op.rhs, op.acc))
 
 
 @dataclass(frozen=True)
