@@ -160,7 +160,10 @@ def main() -> None:
     parser.add_argument("--realtime", action="store_true", help="time at SCHED_FIFO priority (needs root)")
     args = parser.parse_args()
 
+    if args.realtime:
+        harness.realtime(True)
     peaks = harness.print_run_header(args.repeats)
+    harness.realtime(False)
 
     summary = {}
     for name in args.models.split(","):
