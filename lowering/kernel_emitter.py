@@ -177,9 +177,10 @@ class KernelEmitter:
         self.rerun = False  # a rule was re-run: dead scalar ops may be left
         self._in_parallel = 0  # parallel loops open around the current scope
         self.constant_of: dict[SSAValue, int] = {}  # index constants, filled by index()
-        self.parallel_allowed = max(
-            (_num_elements(a.type) for a in entry.args if isinstance(a.type, MemRefType)), default=0
-        ) >= MIN_PARALLEL_ELEMENTS or parallel_split.worth_parallel(roots, sources)
+        largest = max((_num_elements(a.type) for a in entry.args if isinstance(a.type, MemRefType)), default=0)
+        self.parallel_allowed = largest >= MIN_PARALLEL_ELEMENTS or (
+            parallel_split.multiply_adds(roots, sources) >= parallel_split.MIN_PARALLEL_MULTIPLY_ADDS
+        )
 
     # -- placement ---------------------------------------------------------------
 

@@ -67,11 +67,6 @@ def multiply_adds(roots: list[SSAValue], inputs) -> int:
     return total
 
 
-def worth_parallel(roots: list[SSAValue], inputs) -> bool:
-    """Whether a kernel with small buffers does enough work for the pool."""
-    return multiply_adds(roots, inputs) >= MIN_PARALLEL_MULTIPLY_ADDS
-
-
 def balance(trips: int) -> float:
     """Mean fraction of the threads kept busy by a static split of ``trips``."""
     if trips <= 0:

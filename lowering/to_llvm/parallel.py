@@ -341,15 +341,21 @@ def _defined_in(v: SSAValue, op: Operation) -> bool:
     return _inside(where, op)
 
 
+#: Ops that write no memory though xDSL does not call them pure (integer
+#: division may trap; the schedule divides by constants).
+_NO_WRITE = (memref.LoadOp, vector.LoadOp, memref.AllocaOp, scf.ForOp, scf.YieldOp, scf.ReduceOp,
+             arith.DivUIOp, arith.RemUIOp, arith.DivSIOp, arith.RemSIOp)
+
+
 def _written_buffers(par: scf.ParallelOp) -> set[SSAValue] | None:
-    """The buffers the body of ``par`` stores to, or None when it touches
-    memory other than through loads and stores (then it is not hoisted)."""
+    """The buffers the body of ``par`` stores to, or None when it has any
+    other effect than loads and stores (a call, a view: not hoisted)."""
     written: set[SSAValue] = set()
     for op in par.body.walk():
         if isinstance(op, memref.StoreOp | vector.StoreOp):
             written.add(op.operands[1])
-        elif not isinstance(op, memref.LoadOp | vector.LoadOp | memref.AllocaOp) and any(
-            isinstance(v.type, MemRefType) for v in op.operands
+        elif not isinstance(op, _NO_WRITE) and (
+            not is_side_effect_free(op) or any(isinstance(v.type, MemRefType) for v in op.operands)
         ):
             return None
     return written

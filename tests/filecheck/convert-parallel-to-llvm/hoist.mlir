@@ -86,3 +86,25 @@ func.func private @copied(%x: memref<8x16xf32>, %o: memref<4x8x16xf32>) {
   }
   func.return
 }
+
+// So does a call in the nest (its effects are not known here).
+// CHECK-LABEL: func.func private @calls(
+// CHECK: scf.for
+// CHECK: llvm.call @GOMP_parallel
+func.func private @calls(%x: memref<8x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.for %jb = %c0 to %c4 step %c1 {
+    "scf.parallel"(%c0, %c8, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+    ^bb0(%row: index):
+      func.call @row(%x, %row) : (memref<8x16xf32>, index) -> ()
+      scf.reduce
+    }) : (index, index, index) -> ()
+  }
+  func.return
+}
+func.func private @row(%x: memref<8x16xf32>, %i: index) {
+  func.return
+}
