@@ -2,6 +2,21 @@
 threads, interleaved timing (CPU and wall time per call), the peaks measured
 in the same run (OpenBLAS sgemm, STREAM triad), and the table printing.
 
+How a sample is timed (:meth:`Contender.run`), the same for every system and
+thread count: before a 2-thread sample the process pauses ``POOL_IDLE_S``
+(so the spinning OpenBLAS workers of the previous contender have gone to
+sleep and do not count in this one's CPU time); then one call of the
+contender runs and is timed apart as the *first call*, and then ``calls``
+more calls are timed together as the sample.  The first call pays for the
+pause and for the contender before it: every worker of the system's pool is
+asleep in the kernel and the idle vCPU halted (waking both costs tens of
+microseconds in the first parallel region; an empty region of graph-opt's
+costs 67 us after the pause against 15 us right after another), and the
+caches hold the previous contender's data.  The timed calls that follow are
+the steady state that onnxruntime's own perf tool measures after its
+warm-up runs; the first-call figures are kept too (``first_cpu_s``,
+``first_wall_s``), so a report can give both.
+
 Importing this module first unsets ``OPENBLAS_CORETYPE`` and
 ``OPENBLAS_L2_SIZE`` (they only matter to OpenBLAS, that is to the numpy
 baseline), so OpenBLAS picks its own kernels for this CPU; import it before
@@ -33,7 +48,8 @@ from graphopt.frontends.builder import GraphBuilder  # noqa: E402
 
 THREADS = (1, 2)
 #: Pause before a 2-thread sample, so that OpenBLAS's spinning workers of an
-#: earlier sample have gone to sleep and do not count in its CPU time.
+#: earlier sample have gone to sleep and do not count in its CPU time (the
+#: call after it is a warm-up, timed apart: see the module docstring).
 POOL_IDLE_S = 0.15
 GRAPH_OPT_NOTE = "graph-opt's 2-thread rows run its parallel loops on 2 threads (libgomp, num_threads=2)"
 
@@ -69,6 +85,8 @@ class Contender:
     fn: Callable[[], object]
     cpu: list[float] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
+    first_cpu: list[float] = field(default_factory=list)
+    first_wall: list[float] = field(default_factory=list)
     calls: int = 1
 
     def run(self) -> None:
@@ -85,12 +103,18 @@ class Contender:
         clock = time.thread_time if self.threads == 1 else time.process_time
         if self.threads > 1:
             time.sleep(POOL_IDLE_S)
+        # The warm-up call, timed apart (the first call after the pause and
+        # after another contender), then the steady calls of the sample.
         c0, w0 = clock(), time.perf_counter()
+        self.fn()
+        c1, w1 = clock(), time.perf_counter()
         for _ in range(self.calls):
             self.fn()
-        c1, w1 = clock(), time.perf_counter()
-        self.cpu.append((c1 - c0) / self.calls)
-        self.wall.append((w1 - w0) / self.calls)
+        c2, w2 = clock(), time.perf_counter()
+        self.first_cpu.append(c1 - c0)
+        self.first_wall.append(w1 - w0)
+        self.cpu.append((c2 - c1) / self.calls)
+        self.wall.append((w2 - w1) / self.calls)
 
     @property
     def cpu_s(self) -> float:
@@ -104,6 +128,19 @@ class Contender:
     def basis_s(self) -> float:
         """The time rates and ratios use: CPU time at one thread, wall at two."""
         return self.cpu_s if self.threads == 1 else self.wall_s
+
+    @property
+    def first_cpu_s(self) -> float:
+        return statistics.median(self.first_cpu)
+
+    @property
+    def first_wall_s(self) -> float:
+        return statistics.median(self.first_wall)
+
+    @property
+    def first_basis_s(self) -> float:
+        """:attr:`basis_s` of the first call after the pause (the warm-up)."""
+        return self.first_cpu_s if self.threads == 1 else self.first_wall_s
 
 
 def calibrate(c: Contender, min_sample_s: float) -> None:
@@ -123,12 +160,27 @@ def calibrate(c: Contender, min_sample_s: float) -> None:
 
 
 def measure(contenders: Sequence[Contender], repeats: int, min_sample_s: float = 0.02) -> None:
-    """Interleaved: each repeat runs every contender once, in turn."""
+    """Interleaved: each repeat runs every contender once, in turn (one
+    warm-up call, then calls for about ``min_sample_s``, at least one)."""
     for c in contenders:
         calibrate(c, min_sample_s)
     for _ in range(repeats):
         for c in contenders:
             c.run()
+
+
+def realtime(on: bool) -> None:
+    """Every thread of this process (the pools' workers included; threads
+    created later inherit it) at ``SCHED_FIFO`` priority 1, or back to
+    ``SCHED_OTHER``: other processes then cannot take a CPU from a running
+    call, a stand-in for a quiet machine (needs root)."""
+    policy, param = (os.SCHED_FIFO, os.sched_param(1)) if on else (os.SCHED_OTHER, os.sched_param(0))
+    for tid in map(int, os.listdir("/proc/self/task")):
+        try:
+            os.sched_setscheduler(tid, policy, param)
+        except OSError as e:  # no permission, or the thread ended
+            if on and e.errno == 1:
+                raise SystemExit("--realtime needs the permission to set SCHED_FIFO (root)") from None
 
 
 def ort_session(model: bytes, threads: int):
@@ -205,7 +257,8 @@ def print_run_header(repeats: int) -> Peaks:
     peaks = measure_peaks(repeats)
     print(f"peaks in this run: {peaks.describe()}")
     print("rates and ratios: CPU time at 1 thread, wall time at 2 threads; medians of "
-          f"{repeats} interleaved repeats\n")  # fmt: skip
+          f"{repeats} interleaved repeats; every sample: one warm-up call (timed apart), "
+          "then the steady calls timed\n")  # fmt: skip
     return peaks
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import harness  # noqa: E402, F401  (first: it unsets the OpenBLAS overrides before numpy loads)
+import harness  # noqa: E402  (first: it unsets the OpenBLAS overrides before numpy loads)
 
 import argparse  # noqa: E402
 import os  # noqa: E402
@@ -50,6 +50,8 @@ from xdsl.dialects import arith, func, scf  # noqa: E402
 from xdsl.dialects.builtin import IntegerAttr  # noqa: E402
 
 import graphopt  # noqa: E402
+from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass  # noqa: E402
+from graphopt.lowering.to_llvm.parallel import _region_root  # noqa: E402
 from graphopt.runtime.compile import run_pipeline  # noqa: E402
 
 RNG = np.random.default_rng(1)
@@ -60,9 +62,12 @@ QUIET_S = 20e-6
 def regions_per_call(kmod) -> dict[str, int]:
     """Per kernel function: the parallel regions one call opens, from its
     loop-level IR (each ``scf.parallel`` times the trips of the loops around
-    it, through the kernel functions it calls)."""
+    its region, through the kernel functions it calls)."""
     loops = kmod.clone()
     run_pipeline(loops, "plan-memory,lower-graph-to-loop")
+    # As convert-parallel-to-llvm sees them: a parallel loop's region takes
+    # in the serial loops around it that it hoists (``_region_root``).
+    ConvertLoopToLLVMPass().convert(loops)
 
     def const(v) -> int | None:
         op = v.owner
@@ -78,7 +83,7 @@ def regions_per_call(kmod) -> dict[str, int]:
         n = 0
         for op in fn.walk():
             if isinstance(op, scf.ParallelOp):
-                times, parent = 1, op.parent_op()
+                times, parent = 1, _region_root(op).parent_op()
                 while parent is not None and parent is not fn:
                     if isinstance(parent, scf.ForOp):
                         lb, ub, step = const(parent.lb), const(parent.ub), const(parent.step)
@@ -140,6 +145,80 @@ def empty_region_cost(repeats: int, calls: int = 2000) -> dict[int, tuple[float,
     return {t: (statistics.median(s[0] for s in v), statistics.median(s[1] for s in v)) for t, v in samples.items()}
 
 
+def tiny_region():
+    """A compiled parallel loop of two nearly empty iterations (``TINY``) at
+    2 threads, as a no-argument native call: it opens one region."""
+    from xdsl.context import Context
+    from xdsl.dialects import arith, builtin, memref, scf
+    from xdsl.dialects import func as func_d
+    from xdsl.parser import Parser
+
+    from graphopt.dialects.loop import Loop
+    from graphopt.runtime.executable import compile_loop_module
+
+    ctx = Context()
+    for d in (builtin.Builtin, func_d.Func, arith.Arith, memref.MemRef, scf.Scf, Loop):
+        ctx.load_dialect(d)
+    cm = compile_loop_module(Parser(ctx, TINY).parse_module(), num_threads=2)
+    fn = cm["tiny"]
+    x, y = np.ones((2, 16), np.float32), np.zeros((2, 16), np.float32)
+    ptrs = (x.ctypes.data, y.ctypes.data, fn.workspace_address())
+    return cm, (lambda: fn._cfunc(*ptrs)), (x, y)
+
+
+#: What precedes the timed call in :func:`first_call_costs`.
+FIRST_CALL_CASES = (
+    ("steady: right after a call", False, False, False),
+    ("after a 0.15 s pause", True, False, False),
+    ("pause, then one empty region", True, True, False),
+    ("no pause, 64 MB streamed first", False, False, True),
+    ("pause and 64 MB streamed", True, False, True),
+)
+
+
+def first_call_costs(compiled, entry, image, repeats: int) -> dict[tuple[str, int], list[tuple[float, ...]]]:
+    """What the first call after an idle pause pays, and why: the model call
+    at 1 and 2 threads after each of ``FIRST_CALL_CASES`` (a pause lets the
+    pool's worker fall asleep in the kernel and the idle vCPU halt; an empty
+    region wakes both again first; streaming 64 MB through the caches evicts
+    the model's weights and activations, as the other contenders of an
+    interleaved benchmark do).  Samples of (wall, caller CPU, pool CPU)."""
+    keep, wake, _ = tiny_region()
+    junk = np.ones(1 << 24, np.float32)
+    caller = threading.get_native_id()
+    out: dict[tuple[str, int], list[tuple[float, ...]]] = defaultdict(list)
+    for _ in range(repeats):
+        for case, pause, region, stream in FIRST_CALL_CASES:
+            for t in (1, 2):
+                compiled.num_threads = t
+                entry(image)
+                if stream:
+                    junk.copy()
+                if pause:
+                    time.sleep(0.15)
+                if region:
+                    wake()
+                before, w0 = thread_times(), time.perf_counter()
+                entry(image)
+                w1, after = time.perf_counter(), thread_times()
+                me, pool, _ = split_times(before, after, caller)
+                out[(case, t)].append((w1 - w0, me, pool))
+    del keep
+    return out
+
+
+def print_first_call(compiled, entry, image, repeats: int) -> None:
+    costs = first_call_costs(compiled, entry, image, repeats)
+    one = statistics.median(s[1] for s in costs[(FIRST_CALL_CASES[0][0], 1)])
+    print(f"first call after a pause: medians of {repeats}; ms; speedup = steady 1-thread CPU / 2-thread wall")
+    print(f"{'before the timed call':34}{'1t CPU':>8}{'2t wall':>9}{'caller':>8}{'pool':>8}{'speedup':>8}")
+    for case, *_ in FIRST_CALL_CASES:
+        c1 = statistics.median(s[1] for s in costs[(case, 1)])
+        w2, me, pool = (statistics.median(s[i] for s in costs[(case, 2)]) for i in range(3))
+        print(f"{case:34}{1e3 * c1:>8.2f}{1e3 * w2:>9.2f}{1e3 * me:>8.2f}{1e3 * pool:>8.2f}{one / w2:>7.2f}x")
+    print()
+
+
 def thread_times() -> dict[int, tuple[int, int]]:
     """Per thread of this process: (ns on a CPU, from its CPU-time clock,
     which is exact even while the thread runs; ns waiting in the run queue,
@@ -171,24 +250,14 @@ def split_times(before: dict, after: dict, caller: int) -> tuple[float, float, f
     return me * 1e-9, pool * 1e-9, queued * 1e-9
 
 
-def realtime(on: bool) -> None:
-    """Every thread of this process (the pool's workers included) at
-    ``SCHED_FIFO`` priority 1, or back to ``SCHED_OTHER``."""
-    policy, param = (os.SCHED_FIFO, os.sched_param(1)) if on else (os.SCHED_OTHER, os.sched_param(0))
-    for tid in map(int, os.listdir("/proc/self/task")):
-        try:
-            os.sched_setscheduler(tid, policy, param)
-        except OSError as e:  # no permission, or the thread ended
-            if on and e.errno == 1:
-                raise SystemExit("--realtime needs the permission to set SCHED_FIFO (root)") from None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="resnet50")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--top", type=int, default=30, help="rows of the per-class table")
     parser.add_argument("--kernels", action="store_true", help="one row per kernel instead of per class")
+    parser.add_argument("--first-call", action="store_true",
+                        help="only the whole model: what the first call after a pause pays, and why")
     parser.add_argument("--realtime", action="store_true",
                         help="time with every thread of the process at SCHED_FIFO priority (needs root): "
                              "other processes cannot take a CPU from it, as on an idle machine")  # fmt: skip
@@ -199,6 +268,13 @@ def main() -> None:
           f"{1e6 * cost[2][1]:.1f} us CPU; 1 thread (no region) {1e6 * cost[1][0]:.2f} us wall")  # fmt: skip
 
     module = dense_weights(MODELS[args.model]())
+    if args.first_call:
+        whole = graphopt.compile(module, opt_level=3, num_threads=1)
+        image = RNG.standard_normal((1, 3, 224, 224)).astype(np.float32)
+        if args.realtime:
+            harness.realtime(True)
+        print_first_call(whole, whole[args.model], image, args.repeats)
+        return
     fused_model = module.clone()
     run_pipeline(fused_model, GRAPH_PASSES)
     kmod, kernels = kernel_module(fused_model)
@@ -225,7 +301,7 @@ def main() -> None:
     # kernel -> samples of (1-thread CPU, 2-thread wall, caller CPU, pool CPU, queued)
     samples: dict[str, list[tuple[float, ...]]] = defaultdict(list)
     if args.realtime:
-        realtime(True)
+        harness.realtime(True)
     for _ in range(args.repeats):
         whole.num_threads = 1
         t0 = time.thread_time()
@@ -252,7 +328,7 @@ def main() -> None:
             samples[k.name].append((c1, w1 - w0, *split_times(before, after, caller)))
 
     if args.realtime:
-        realtime(False)
+        harness.realtime(False)
 
     def summary(k: str) -> np.ndarray:
         """Medians of (1t CPU, caller CPU, pool CPU, wall, wall of the samples

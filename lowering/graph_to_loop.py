@@ -501,7 +501,7 @@ def emit_kernel(
     sources: dict[SSAValue, SSAValue | ScalarSource] = dict(spec.scalars)
     for v, arg in zip(buffer_inputs, entry.args):
         sources[spec.inner_of[v]] = arg
-    emitter = KernelEmitter(entry, sources)
+    emitter = KernelEmitter(entry, sources, spec.roots)
     out_args = entry.args[len(in_types):]
     if gemm is not None:
         gemm.packed = entry.args[len(in_types) - 1] if gemm.pack_b else None

@@ -60,7 +60,8 @@ output-row or panel loop and their padded input copy
 iterations write disjoint output elements are marked, and no reduction loop
 is ever parallel, so results are bitwise identical for every thread count.
 A loop requested inside a parallel one, or in a kernel touching fewer than
-``MIN_PARALLEL_ELEMENTS`` elements in its largest buffer, stays serial.
+``MIN_PARALLEL_ELEMENTS`` elements in its largest buffer and doing fewer
+multiply-adds than ``parallel_split.MIN_PARALLEL_MULTIPLY_ADDS``, stays serial.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ from xdsl.traits import is_side_effect_free
 
 from graphopt import errors, rules
 from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
+from graphopt.lowering import parallel_split
 
 
 class LoweringError(errors.LoweringError):
@@ -159,9 +161,12 @@ class KernelEmitter:
         self,
         entry: Block,
         sources: dict[SSAValue, SSAValue | ScalarSource],
+        roots: Sequence[SSAValue] = (),
     ):
         """``sources`` maps each group-level input value to the kernel's memref
-        argument holding it, or to a scalar for splat constants."""
+        argument holding it, or to a scalar for splat constants; ``roots`` are
+        the values the kernel computes (their convs and matmuls count as work
+        for the parallel rule)."""
         self.root = Scope(entry, None, 0)
         self.current = self.root
         self.sources = sources
@@ -172,9 +177,10 @@ class KernelEmitter:
         self.rerun = False  # a rule was re-run: dead scalar ops may be left
         self._in_parallel = 0  # parallel loops open around the current scope
         self.constant_of: dict[SSAValue, int] = {}  # index constants, filled by index()
-        self.parallel_allowed = max(
-            (_num_elements(a.type) for a in entry.args if isinstance(a.type, MemRefType)), default=0
-        ) >= MIN_PARALLEL_ELEMENTS
+        largest = max((_num_elements(a.type) for a in entry.args if isinstance(a.type, MemRefType)), default=0)
+        self.parallel_allowed = largest >= MIN_PARALLEL_ELEMENTS or (
+            parallel_split.multiply_adds(roots, sources) >= parallel_split.MIN_PARALLEL_MULTIPLY_ADDS
+        )
 
     # -- placement ---------------------------------------------------------------
 

@@ -17,6 +17,12 @@ channels and the output rows.  Either split leaves every sum where it was
 
 from __future__ import annotations
 
+from math import prod
+
+from xdsl.ir import Operation, SSAValue
+
+from graphopt.dialects.graph import Conv2dOp, MatmulOp, tensor_of
+
 #: Threads the balance is judged for (the machines this targets have 2..4).
 BALANCE_THREADS = (2, 4)
 
@@ -28,6 +34,37 @@ MIN_PARALLEL_COPY_ELEMENTS = 1 << 17
 #: they are at least this many: 2^17 x 32 columns is about 8 MFLOP, 80 us on
 #: one core, against 10-30 us for a parallel region.
 MIN_PARALLEL_PANEL_MK = 1 << 17
+
+
+#: A kernel whose buffers are all small still runs its parallel loops on the
+#: pool when its convs and matmuls do at least this many multiply-adds: 2^21
+#: is about 40 us of GEMM on one core, against 5-15 us for a region.
+MIN_PARALLEL_MULTIPLY_ADDS = 1 << 21
+
+#: A depthwise multiply-add counts as this many: it runs along one channel's
+#: row, not on a register tile (depthwise 960 @7, 0.42 M multiply-adds, takes
+#: 0.13 ms, a 16th of the GEMM rate).
+DEPTHWISE_WEIGHT = 16
+
+
+def multiply_adds(roots: list[SSAValue], inputs) -> int:
+    """The work of the kernel computing ``roots`` from ``inputs`` (the values
+    it reads): the multiply-adds of its convs and matmuls, depthwise ones
+    weighted by ``DEPTHWISE_WEIGHT``."""
+    total, seen, stack = 0, set(), list(roots)
+    while stack:
+        v = stack.pop()
+        if v in seen or v in inputs or not isinstance(op := v.owner, Operation):
+            continue
+        seen.add(v)
+        if isinstance(op, Conv2dOp):
+            w = tensor_of(op.weight).get_shape()
+            macs = prod(tensor_of(op.result).get_shape()) * prod(w[1:])
+            total += macs * (DEPTHWISE_WEIGHT if w[1] == 1 and op.group_count > 1 else 1)
+        elif isinstance(op, MatmulOp):
+            total += prod(tensor_of(op.result).get_shape()) * tensor_of(op.lhs).get_shape()[-1]
+        stack.extend(op.operands)
+    return total
 
 
 def balance(trips: int) -> float:

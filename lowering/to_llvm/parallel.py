@@ -22,6 +22,13 @@ lowering does:
   ``ceil(trips / team)`` iterations each in unsigned arithmetic over the
   constant trip count, and runs its chunk as an ``scf.for``: which thread
   runs an iteration never changes what it computes;
+* a serial ``scf.for`` whose body is only pure arithmetic and the parallel
+  loop (a conv's panel loop around its parallel output rows) is outlined
+  with it: one region instead of one per iteration, each thread running
+  its chunk of the inner loop in every iteration (:func:`_region_root`).
+  No barrier then separates the iterations, which is safe because the
+  chunks are the same in every iteration and the nest never reads a
+  buffer it writes (other than per-thread scratch);
 * the caller reads the thread count from the module global
   ``graphopt_num_threads`` (an ``i32`` the runtime sets; 0 = libgomp's
   default, ``OMP_NUM_THREADS`` or every core), caps it at the trip count, and
@@ -45,6 +52,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     VectorType,
     IntegerAttr,
+    MemRefType,
     ModuleOp,
     UnrealizedConversionCastOp,
     i32,
@@ -92,6 +100,7 @@ class _Outliner:
 
     def __init__(self, par: scf.ParallelOp, name: str):
         self.par, self.name = par, name
+        self.root: Operation = _region_root(par)  # what moves into the region
         self.clones: dict[SSAValue, SSAValue] = {}
         self.body = Block(arg_types=[PTR])
         self.passed: list[SSAValue] = []
@@ -113,7 +122,7 @@ class _Outliner:
     def _private(self, buf: SSAValue) -> bool:
         """A stack buffer is scratch (one per thread) when every iteration
         writes it before reading it and nothing reads it after the loop."""
-        return _first_access(self.par.body, buf) is not False and _dead_after(self.par, buf)
+        return _first_access(self.root, buf) is not False and _dead_after(self.root, buf)
 
     def _clone_into_body(self, v: SSAValue) -> SSAValue:
         if v in self.clones:
@@ -130,16 +139,17 @@ class _Outliner:
         return self.clones[v]
 
     def captured(self) -> list[SSAValue]:
-        """Values the body (and the bounds) use from outside, in first-use order."""
-        par = self.par
+        """Values the region (its loops, their bounds) uses from outside, in
+        first-use order."""
+        par, root = self.par, self.root
         values: dict[SSAValue, None] = {}
         for v in (par.lowerBound[0], par.upperBound[0], par.step[0]):
             values[v] = None
-        for inner in par.body.walk():
+        for inner in root.walk():
             for v in inner.operands:
                 owner = v.owner
                 where = owner if isinstance(owner, Operation) else owner.parent_op()
-                if not _inside(where, par) and where is not par:
+                if not _inside(where, root):
                     values.setdefault(v, None)
         return list(values)
 
@@ -222,7 +232,17 @@ class _Outliner:
                 continue
             loop_block.add_op(inner)
         loop_block.add_op(scf.YieldOp())
-        self.body.add_ops([scf.ForOp(begin, end, one, [], loop_block), func.ReturnOp()])
+        chunk_loop = scf.ForOp(begin, end, one, [], loop_block)
+        if self.root is par:
+            self.body.add_ops([chunk_loop, func.ReturnOp()])
+        else:  # the serial loops around it move into the region, the chunk in place of the loop
+            par_block = par.parent_block()
+            assert par_block is not None
+            par_block.insert_op_before(chunk_loop, par)
+            par.detach()
+            par.erase()
+            self.root.detach()
+            self.body.add_ops([self.root, func.ReturnOp()])
         # The moved ops now read the outlined function's copies.
         for old, new in mapping.items():
             for use in list(old.uses):
@@ -291,6 +311,67 @@ class _Outliner:
             [team32, fn, flags, pool, scf.YieldOp()],
         ))  # fmt: skip
         return ops
+
+
+def _region_root(par: scf.ParallelOp) -> Operation:
+    """The outermost op of the nest that runs as ``par``'s region: ``par``, or
+    the serial ``scf.for`` loops around it whose bodies hold nothing but pure
+    arithmetic and the next loop in, when ``par``'s bounds are defined
+    outside them (the chunks are the same in every iteration) and no buffer
+    ``par`` writes is also read in it (so no thread needs another's result
+    of an earlier iteration; per-thread scratch aside)."""
+    root: Operation = par
+    written = _written_buffers(par)
+    if written is None:
+        return par
+    while isinstance(loop := root.parent_op(), scf.ForOp) and not loop.iter_args:
+        if any(op is not root and not isinstance(op, scf.YieldOp) and (op.regions or not is_side_effect_free(op))
+               for op in loop.body.block.ops):  # fmt: skip
+            break
+        if any(_defined_in(v, loop) for v in (par.lowerBound[0], par.upperBound[0], par.step[0])):
+            break
+        if any(not _private_to(loop, buf) for buf in written & _read_buffers(par)):
+            break
+        root = loop
+    return root
+
+
+def _defined_in(v: SSAValue, op: Operation) -> bool:
+    where = v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()
+    return _inside(where, op)
+
+
+#: Ops that write no memory though xDSL does not call them pure (integer
+#: division may trap; the schedule divides by constants).
+_NO_WRITE = (memref.LoadOp, vector.LoadOp, memref.AllocaOp, scf.ForOp, scf.YieldOp, scf.ReduceOp,
+             arith.DivUIOp, arith.RemUIOp, arith.DivSIOp, arith.RemSIOp)
+
+
+def _written_buffers(par: scf.ParallelOp) -> set[SSAValue] | None:
+    """The buffers the body of ``par`` stores to, or None when it has any
+    other effect than loads and stores (a call, a view: not hoisted)."""
+    written: set[SSAValue] = set()
+    for op in par.body.walk():
+        if isinstance(op, memref.StoreOp | vector.StoreOp):
+            written.add(op.operands[1])
+        elif not isinstance(op, _NO_WRITE) and (
+            not is_side_effect_free(op) or any(isinstance(v.type, MemRefType) for v in op.operands)
+        ):
+            return None
+    return written
+
+
+def _read_buffers(par: scf.ParallelOp) -> set[SSAValue]:
+    return {op.operands[0] for op in par.body.walk() if isinstance(op, memref.LoadOp | vector.LoadOp)}
+
+
+def _private_to(loop: Operation, buf: SSAValue) -> bool:
+    """Whether ``buf`` is scratch of every thread running ``loop``'s nest
+    (see :meth:`_Outliner._private`), or allocated inside it."""
+    if _defined_in(buf, loop):
+        return True
+    return isinstance(_defining_op(buf), memref.AllocaOp) and _first_access(loop, buf) is not False \
+        and _dead_after(loop, buf)
 
 
 def _constant_index(v: SSAValue) -> int | None:
@@ -415,13 +496,17 @@ def outline_parallel(module: ModuleOp) -> None:
                 break
         taken.add(name)
         outliner = _Outliner(par, name)
+        # The call site takes the place of the region's root (moved into it).
+        place = outliner.root.next_op
+        assert place is not None  # a loop body ends with its terminator
         outlined = outliner.outline()
         owner.parent_block().insert_op_before(outlined, owner)  # type: ignore[union-attr]
-        parent_block = par.parent_block()
+        parent_block = place.parent_block()
         assert parent_block is not None
-        parent_block.insert_ops_before(outliner.call_site(owner.body.blocks[0]), par)
-        par.detach()
-        par.erase()
+        parent_block.insert_ops_before(outliner.call_site(owner.body.blocks[0]), place)
+        if outliner.root is par:
+            par.detach()
+            par.erase()
     # Stack buffers every parallel loop now allocates for itself.
     for op in list(module.walk()):
         if isinstance(op, memref.AllocaOp) and not op.memref.uses:

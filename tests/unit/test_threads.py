@@ -280,3 +280,30 @@ def test_strided_parallel_loop_any_team(threads: int) -> None:
     want = np.zeros(50, np.float32)
     want[3::4] = 2 * x[3::4]
     np.testing.assert_array_equal(cm.main(x), want)
+
+
+@pytest.mark.parametrize(
+    "c, o, hw, k, groups, parallel",
+    [
+        (960, 960, 7, 3, 960, True),  # MobileNetV2's depthwise 960 @7: 47k-element buffers, 6.8 M weighted
+        (192, 64, 14, 1, 1, True),  # its 1x1 192->64 @14: 2.4 M multiply-adds
+        (64, 64, 7, 1, 1, False),  # 0.2 M: stays on one thread
+    ],
+)
+def test_parallel_rule_counts_multiply_adds(c, o, hw, k, groups, parallel) -> None:
+    """Kernels with small buffers but enough multiply-adds run on the pool
+    (at the default thresholds), bitwise equal at 1 and 2 threads."""
+    rng = np.random.default_rng(o)
+    xs = rng.standard_normal((1, c, hw, hw)).astype(np.float32)
+    ws = rng.standard_normal((o, c // groups, k, k)).astype(np.float32)
+    pads = (k // 2,) * 4
+    b = GraphBuilder("f")
+    y = b.relu(b.conv2d(b.input(xs.shape, name="x"), b.constant(ws), (1, 1), pads, (1, 1), groups))
+    module = b.build(y)
+    assert max(xs.size, ws.size, o * hw * hw) < 1 << 16  # the buffer rule alone keeps it serial
+    conv = next(op for op in module.walk() if op.name == "graph.conv2d")
+    work = parallel_split.multiply_adds([conv.results[0]], {})
+    assert work == o * hw * hw * (c // groups) * k * k * (parallel_split.DEPTHWISE_WEIGHT if groups > 1 else 1)
+    cm = graphopt.compile(module, opt_level=2, num_threads=2)
+    assert ("GOMP_parallel" in cm.llvm_ir) is parallel
+    check(call_threaded(cm, [xs])[0], np.maximum(conv_ref(xs, ws, (1, 1), pads, (1, 1), groups), 0))

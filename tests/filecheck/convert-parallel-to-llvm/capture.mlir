@@ -47,6 +47,9 @@ func.func private @k(%x: memref<4x64xf32>, %o: memref<4x64xf32>) {
   %tmp = memref.alloca() : memref<64xf32>
   scf.for %n = %c0 to %c1 step %c1 {
     scf.for %j = %c0 to %c2 step %c1 {
+      // A store of its own keeps this loop out of the region (see hoist.mlir).
+      %w = memref.load %x[%c1, %j] : memref<4x64xf32>
+      memref.store %w, %o[%c1, %j] : memref<4x64xf32>
       %off = arith.muli %j, %c16 : index
       "scf.parallel"(%c0, %c4, %c1) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
       ^bb0(%i: index):
