@@ -83,6 +83,7 @@ from xdsl.traits import is_side_effect_free
 
 from graphopt import errors, rules
 from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
+from graphopt.lowering.to_llvm.cf import set_loop_hints
 
 
 class LoweringError(errors.LoweringError):
@@ -100,6 +101,11 @@ pool costs more than the work."""
 MIN_PARALLEL_TRIPS = 2
 PREFERRED_PARALLEL_TRIPS = 8
 """``store_nest`` prefers an outer loop with at least this many iterations."""
+
+
+VECTOR_BODY_HINTS: tuple[str, ...] = ("vectorize.disable",)
+"""LLVM loop hints of an innermost loop whose body the lowering vectorised:
+LoopVectorize has nothing left to do there."""
 
 
 class _Pending(Exception):
@@ -393,6 +399,9 @@ class KernelEmitter:
             scope.block.add_op(scf.ReduceOp())
             self._in_parallel -= 1
         else:
+            ops = list(scope.block.ops)
+            if VECTOR_BODY_HINTS and not any(o.regions for o in ops) and any(o.name.startswith("vector.") for o in ops):
+                set_loop_hints(for_op, VECTOR_BODY_HINTS)
             scope.block.add_op(scf.YieldOp(*yielded))
         parent = scope.parent
         assert parent is not None and parent.open_loops[-1] is for_op
@@ -407,16 +416,21 @@ class KernelEmitter:
         extents: Sequence[int],
         inits: Sequence[SSAValue],
         body: Callable[[list[SSAValue], list[SSAValue]], Sequence[SSAValue]],
+        unroll: Sequence[bool] = (),
     ) -> list[SSAValue]:
         """A loop nest over ``extents`` carrying accumulators ``inits``;
-        ``body(ivs, accs)`` returns the next accumulators.  Returns the finals."""
+        ``body(ivs, accs)`` returns the next accumulators.  Returns the finals.
+        A level whose ``unroll`` entry is true is emitted straight, one copy
+        of its body per index (LLVM unrolls no loop; see llvm_optimizer)."""
 
         def level(k: int, ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
             if k == len(extents):
                 return list(body(ivs, accs))
-            if extents[k] == 1:
-                with self._straight(0) as iv:
-                    return level(k + 1, [*ivs, iv], accs)
+            if extents[k] == 1 or (k < len(unroll) and unroll[k]):
+                for i in range(extents[k]):
+                    with self._straight(i) as iv:
+                        accs = level(k + 1, [*ivs, iv], accs)
+                return accs
             for_op, scope = self._open_loop(extents[k], accs)
             with self.at(scope):
                 nxt = level(k + 1, [*ivs, scope.block.args[0]], list(scope.block.args[1:]))
@@ -426,14 +440,21 @@ class KernelEmitter:
         return level(0, [], list(inits))
 
     def loop(
-        self, extent: int, body: Callable[[SSAValue], None], start: int = 0, parallel: bool = False
+        self,
+        extent: int,
+        body: Callable[[SSAValue], None],
+        start: int = 0,
+        parallel: bool = False,
+        unroll: bool = False,
     ) -> None:
         """A loop over ``range(start, extent)`` whose ``body(iv)`` has effects
         (stores); ``parallel`` asks for an ``scf.parallel`` (the iterations
-        must write disjoint elements), granted as :meth:`wants_parallel` says."""
-        if extent - start == 1:
-            with self._straight(start) as iv:
-                body(iv)
+        must write disjoint elements), granted as :meth:`wants_parallel` says;
+        ``unroll`` emits the body straight once per index instead."""
+        if extent - start == 1 or unroll:
+            for i in range(start, extent):
+                with self._straight(i) as iv:
+                    body(iv)
             return
         parallel = parallel and self.wants_parallel(extent - start)
         for_op, scope = self._open_loop(extent, (), start, parallel)
