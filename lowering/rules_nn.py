@@ -207,7 +207,7 @@ def _conv2d_row(
     def channel(c: SSAValue) -> None:
         ch = c if base is None else base if cg == 1 else em.idx_add(base, c)
 
-        def tap_row(ky: SSAValue) -> None:
+        def tap_row(ky: SSAValue) -> list:
             ih, ok = tap_index(em, origin_y, ky, dy, h, padded_h)
             taps = []
             for kx in range(kw):
@@ -226,9 +226,9 @@ def _conv2d_row(
                     return s_add(em, acc, s_mul(em, zero, wv))
 
                 taps.append((lo, hi, inside, outside))
-            row_taps(em, row, out_w, taps, short)
+            return taps
 
-        em.loop(kh, tap_row, unroll=window_unroll(kh, kw)[0])
+        window_rows(em, row, out_w, (kh, kw), tap_row)
 
     loop_or_const(em, cg, channel)
     return row
@@ -255,13 +255,23 @@ def tap_columns(offset: int, sx: int, w: int, out_w: int) -> tuple[int, int, int
     return offset, lo, max(hi, lo)
 
 
+def window_rows(em: KernelEmitter, row: SSAValue, out_w: int, kernel: tuple[int, int], taps_of) -> None:
+    """:func:`row_taps` over the taps ``taps_of(ky)`` of every window row:
+    of all rows at once when they are unrolled, else in a loop over ``ky``."""
+    short = out_w <= UNROLL_ROW
+    if window_unroll(*kernel)[0]:
+        row_taps(em, row, out_w, [t for ky in range(kernel[0]) for t in taps_of(em.index(ky))], short)
+    else:
+        em.loop(kernel[0], lambda ky: row_taps(em, row, out_w, taps_of(ky), short))
+
+
 def row_taps(em: KernelEmitter, row: SSAValue, out_w: int, taps, short: bool) -> None:
     """``row[x] = tap(row[x], x)`` for each tap ``(lo, hi, inside, outside)``
     in order: ``inside`` for the columns ``[lo, hi)`` it reads inside the
     input, ``outside`` (``None``: nothing) for the others.  One loop runs
     over the columns where every tap is inside, doing all of them (one load
-    and store of ``row[x]``, and no bounds test); per-tap loops do the
-    border columns.  Each column sees its taps in order: the sums are those
+    and store of ``row[x]``, and no bounds test); the border columns are
+    emitted straight (per-tap loops if there are many).  Each column sees its taps in order: the sums are those
     of a loop over the taps."""
     lo_all, hi_all = max(t[0] for t in taps), min(t[1] for t in taps)
 
@@ -276,6 +286,11 @@ def row_taps(em: KernelEmitter, row: SSAValue, out_w: int, taps, short: bool) ->
         em.loop(hi_all, lambda xx: update(xx, [t[2] for t in taps]), start=lo_all, unroll=short)
         segments = [(0, lo_all), (hi_all, out_w)]
     for s0, s1 in segments:
+        if s1 - s0 <= UNROLL_ROW:  # a few border columns: each straight, all its taps
+            for xc in range(s0, s1):
+                steps = [inside if lo <= xc < hi else outside for lo, hi, inside, outside in taps]
+                em.loop(xc + 1, lambda xx, steps=steps: update(xx, [s for s in steps if s is not None]), start=xc)
+            continue
         for lo, hi, inside, outside in taps:
             parts = [(max(lo, s0), min(hi, s1), inside)]
             if outside is not None:
@@ -300,7 +315,7 @@ def _pool_row(em: KernelEmitter, op: nn.Pool2dOp, n: SSAValue, c: SSAValue, y: S
     em.loop(out_w, lambda xx: em.store(init, row, [xx]), unroll=short)
     origin_y = window_origin(em, y, sy, pt)
 
-    def tap_row(ky: SSAValue) -> None:
+    def tap_row(ky: SSAValue) -> list:
         ih, ok = tap_index(em, origin_y, ky, dy, h, pt > 0 or pb > 0 or op.extra_pad_values()[0] > 0)
         taps = []
         for kx in range(kw):
@@ -311,9 +326,9 @@ def _pool_row(em: KernelEmitter, op: nn.Pool2dOp, n: SSAValue, c: SSAValue, y: S
                 return combine(em, acc, v if ok is None else select(em, ok, v, init))
 
             taps.append((lo, hi, inside, None))
-        row_taps(em, row, out_w, taps, short)
+        return taps
 
-    em.loop(kh, tap_row, unroll=window_unroll(kh, kw)[0])
+    window_rows(em, row, out_w, (kh, kw), tap_row)
     return row
 
 
