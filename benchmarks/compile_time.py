@@ -16,7 +16,8 @@ split of ``lower-loop-to-llvm`` into its per-dialect steps and of the LLVM
 side into llvmlite's parse, the O3 pipeline (without LLVM's loop unrolling,
 see ``runtime/llvm_optimizer``) and MCJIT's code generation.
 
-Run: ``python benchmarks/compile_time.py [--sizes 100,200,400,800,1600] [--repeats 1] [--skip-models] [--steps]``
+Run: ``python benchmarks/compile_time.py [--sizes 100,200,400,800,1600] [--repeats 1] [--skip-models] [--steps]
+[--models resnet50,googlenet]`` (``--models``: only those models, at -O2).
 """
 
 from __future__ import annotations
@@ -191,10 +192,17 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--skip-models", action="store_true")
     parser.add_argument("--steps", action="store_true")
+    parser.add_argument("--models", default="", help="only these models of models.py at -O2 (comma-separated)")
     args = parser.parse_args()
+    chosen = [m for m in args.models.split(",") if m]
+    if chosen and not args.steps:
+        print(header())
+        for name in chosen:
+            print(row(f"{name} -O2", best(MODELS[name](), "O2", args.repeats)), flush=True)
+        return
     if args.steps:
-        jobs = [("chain 400 -O0", chain(400), "O0")]
-        jobs += [(f"{name} -O2", build(), "O2") for name, build in MODELS.items()]
+        jobs = [] if chosen else [("chain 400 -O0", chain(400), "O0")]
+        jobs += [(f"{name} -O2", MODELS[name](), "O2") for name in chosen or MODELS]
         for label, module, level in jobs:
             t = step_split(module, level)
             print(f"{label:<20}" + "  ".join(f"{k} {v:.2f}" for k, v in t.items()), flush=True)
