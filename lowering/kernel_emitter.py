@@ -83,7 +83,6 @@ from xdsl.traits import is_side_effect_free
 
 from graphopt import errors, rules
 from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
-from graphopt.lowering.to_llvm.cf import set_loop_hints
 
 
 class LoweringError(errors.LoweringError):
@@ -101,11 +100,6 @@ pool costs more than the work."""
 MIN_PARALLEL_TRIPS = 2
 PREFERRED_PARALLEL_TRIPS = 8
 """``store_nest`` prefers an outer loop with at least this many iterations."""
-
-
-VECTOR_BODY_HINTS: tuple[str, ...] = ("vectorize.disable",)
-"""LLVM loop hints of an innermost loop whose body the lowering vectorised:
-LoopVectorize has nothing left to do there."""
 
 
 class _Pending(Exception):
@@ -399,9 +393,6 @@ class KernelEmitter:
             scope.block.add_op(scf.ReduceOp())
             self._in_parallel -= 1
         else:
-            ops = list(scope.block.ops)
-            if VECTOR_BODY_HINTS and not any(o.regions for o in ops) and any(o.name.startswith("vector.") for o in ops):
-                set_loop_hints(for_op, VECTOR_BODY_HINTS)
             scope.block.add_op(scf.YieldOp(*yielded))
         parent = scope.parent
         assert parent is not None and parent.open_loops[-1] is for_op
@@ -440,13 +431,9 @@ class KernelEmitter:
         return level(0, [], list(inits))
 
     def loop(
-        self,
-        extent: int,
-        body: Callable[[SSAValue], None],
-        start: int = 0,
-        parallel: bool = False,
+        self, extent: int, body: Callable[[SSAValue], None], start: int = 0, parallel: bool = False,
         unroll: bool = False,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """A loop over ``range(start, extent)`` whose ``body(iv)`` has effects
         (stores); ``parallel`` asks for an ``scf.parallel`` (the iterations
         must write disjoint elements), granted as :meth:`wants_parallel` says;
