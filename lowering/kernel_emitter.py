@@ -413,16 +413,21 @@ class KernelEmitter:
         extents: Sequence[int],
         inits: Sequence[SSAValue],
         body: Callable[[list[SSAValue], list[SSAValue]], Sequence[SSAValue]],
+        unroll: Sequence[bool] = (),
     ) -> list[SSAValue]:
         """A loop nest over ``extents`` carrying accumulators ``inits``;
-        ``body(ivs, accs)`` returns the next accumulators.  Returns the finals."""
+        ``body(ivs, accs)`` returns the next accumulators.  Returns the finals.
+        A level whose ``unroll`` entry is true is emitted straight, one copy
+        of its body per index (LLVM unrolls no loop; see llvm_optimizer)."""
 
         def level(k: int, ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
             if k == len(extents):
                 return list(body(ivs, accs))
-            if extents[k] == 1:
-                with self._straight(0) as iv:
-                    return level(k + 1, [*ivs, iv], accs)
+            if extents[k] == 1 or (k < len(unroll) and unroll[k]):
+                for i in range(extents[k]):
+                    with self._straight(i) as iv:
+                        accs = level(k + 1, [*ivs, iv], accs)
+                return accs
             for_op, scope = self._open_loop(extents[k], accs)
             with self.at(scope):
                 nxt = level(k + 1, [*ivs, scope.block.args[0]], list(scope.block.args[1:]))
@@ -432,14 +437,17 @@ class KernelEmitter:
         return level(0, [], list(inits))
 
     def loop(
-        self, extent: int, body: Callable[[SSAValue], None], start: int = 0, parallel: bool = False
-    ) -> None:
+        self, extent: int, body: Callable[[SSAValue], None], start: int = 0, parallel: bool = False,
+        unroll: bool = False,
+    ) -> None:  # fmt: skip
         """A loop over ``range(start, extent)`` whose ``body(iv)`` has effects
         (stores); ``parallel`` asks for an ``scf.parallel`` (the iterations
-        must write disjoint elements), granted as :meth:`wants_parallel` says."""
-        if extent - start == 1:
-            with self._straight(start) as iv:
-                body(iv)
+        must write disjoint elements), granted as :meth:`wants_parallel` says;
+        ``unroll`` emits the body straight once per index instead."""
+        if extent - start == 1 or unroll:
+            for i in range(start, extent):
+                with self._straight(i) as iv:
+                    body(iv)
             return
         parallel = parallel and self.wants_parallel(extent - start)
         for_op, scope = self._open_loop(extent, (), start, parallel)

@@ -83,6 +83,11 @@ CONV_CASES = {
     "1x1-stride2": ((1, 4, 7, 7), (3, 4, 1, 1), (2, 2), (0, 0, 0, 0), (1, 1), 1),
     "7x7-stem": ((1, 3, 16, 16), (4, 3, 7, 7), (2, 2), (3, 3, 3, 3), (1, 1), 1),
     "stride3-not-divisible": ((1, 2, 10, 11), (2, 2, 2, 3), (3, 3), (0, 1, 0, 0), (1, 1), 1),
+    # Direct-conv rows straight (<= UNROLL_CONV_ROW wide), and one wider: a loop
+    # over the columns every tap reads inside, then the border columns.
+    "depthwise-wide-stride2": ((1, 3, 27, 27), (3, 1, 3, 3), (2, 2), (1, 1, 1, 1), (1, 1), 3),
+    "depthwise-40-wide": ((1, 2, 6, 40), (2, 1, 3, 3), (1, 1), (1, 1, 1, 1), (1, 1), 2),
+    "depthwise-wide-5x5": ((1, 2, 12, 21), (2, 1, 5, 5), (1, 1), (2, 1, 2, 3), (1, 1), 2),
 }
 
 
@@ -137,6 +142,8 @@ POOL_CASES = {
     "asymmetric-pad": ((1, 2, 7, 6), (3, 2), (2, 1), (2, 1, 0, 1)),
     "stride1": ((1, 2, 5, 5), (2, 2), (1, 1), (0, 0, 0, 0)),
     "not-divisible": ((1, 2, 11, 10), (2, 2), (2, 3), (0, 0, 1, 0)),
+    "wide-padded": ((1, 2, 9, 23), (3, 3), (2, 2), (1, 1, 1, 1)),  # rows past UNROLL_ROW
+    "wide-5x5": ((1, 1, 8, 19), (5, 5), (1, 1), (2, 1, 2, 3)),
 }
 
 
