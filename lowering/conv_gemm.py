@@ -13,13 +13,14 @@ with M = output pixels, N = output channels, K = Cg*KH*KW.  The kernel is
       for jb in panels of NR = 32 output channels:          (the outermost panel loop)
         B = the packed weight panel [K, 32]                 (compile time, or copied here)
         for oy in output rows:
-          for ox0 in tiles of MR = 8 pixels of the row (+ one shorter tile):
+          for ox0 in tiles of MR = 7 or 8 pixels of the row (+ one shorter tile):
             for channel blocks:                               (blocked accumulation over K)
               acc[r][v] = 0
               for c in block: for (ky, kx) (unrolled):
                 acc[r][v] = fma(bcast(xq[c, phase, oy + qy, ox0 + r + qx]), B[k, 16v], acc[r][v])
               T[r][16v] += acc[r][v]                        (via a mid-level sum when many)
-            out[n, o, oy, ox0 + r] = epilogue(T[r][o - o0])  (fused epilogue on the tile)
+            out[n, o, oy, ox0 ..] = epilogue(T'[o - o0])     (T transposed in registers:
+                                                              a vector of pixels per channel)
 
 ``xq[c, (py, px), i, j] = xpad[c, i*sy + py, j*sx + px]``: a stride-``s`` tap
 ``ky*dy = qy*sy + py`` reads row ``oy + qy`` of phase ``py``, so every tap reads
@@ -59,7 +60,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import parallel_copy, split_panels
-from graphopt.lowering.register_tile import store_from_tile
+from graphopt.lowering.register_tile import TRANSPOSE_ROWS, VectorEpilogue, store_from_tile, transpose_tile
 
 LANES = 16
 MR = 8
@@ -80,6 +81,13 @@ MIN_OG = 16
 MIN_FLOP_VOLUME = 32 * 32 * 32
 #: Kernels with more taps than this loop over the kernel rows (code size).
 UNROLL_TAPS = 1
+#: Pixels per tile when they divide the row (rows of 56, 28, 14, 7: no short
+#: tile).  Measured, one thread, interleaved against tiles of 8: 3x3 64@56
+#: 2.07 -> 1.78 ms, stride-2 128@56 2.36 -> 2.07, the others equal; 7 pixels
+#: x 4 vectors (28 accumulators) spilled and ran 20-34% slower.
+ROW_MR = 7
+#: The fused epilogue on vectors of the transposed tile (off only to measure).
+TRANSPOSED_EPILOGUE = True
 
 
 @dataclass
@@ -112,6 +120,7 @@ class ConvPlan:
     nx: int = 1  # column phases
     loop_ky: bool = False
     depthwise: bool = False
+    mr: int = MR  # pixels per register tile
 
     @property
     def k(self) -> int:
@@ -182,6 +191,8 @@ def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
     plan.wq = ow + max(t[4] for t in plan.taps)
     if c * len(plan.phases) * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
         return None
+    if ow % ROW_MR == 0:
+        plan.mr = ROW_MR
     return plan
 
 
@@ -283,6 +294,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
         return
 
     conv = plan.anchor
+    MR = plan.mr  # noqa: N806
     x = em.sources[plan.a]
     wbuf = None if plan.pack_b else em.sources[plan.b]  # a packed weight is read from plan.packed only
     vt = VectorType(f32, [LANES])
@@ -372,8 +384,24 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
         em.loop_blocks(plan.cg, group * cb, group_of_blocks)
 
+    vector_epilogue = VectorEpilogue.plan(conv, root, em.sources, (3,)) if TRANSPOSED_EPILOGUE else None
+    tile_t = em.local_buffer([NR * TRANSPOSE_ROWS], f32) if vector_epilogue is not None else None
+
     def epilogue(n, g, o0, oy, ox0, rows: int, cols: int) -> None:
-        """out[n, g*Og + o0 + col, oy, ox0 + r] = root there, the tile feeding the conv."""
+        """out[n, g*Og + o0 + col, oy, ox0 + r] = root there, the tile feeding
+        the conv: on the transposed tile, a vector of the tile's pixels per
+        channel, when every epilogue op runs on vectors, else per element."""
+        if vector_epilogue is not None:
+            transpose_tile(em, tile, tile_t, rows, -(-cols // LANES))
+            vt_rows = VectorType(f32, [rows])
+
+            def v_body(col):
+                idx = [n, em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col), oy, ox0]
+                t = em.emit_here(vector.LoadOp(tile_t, [em.idx_mul(col, TRANSPOSE_ROWS)], vt_rows)).results[0]
+                em.emit_here(vector.StoreOp(vector_epilogue.emit(em, idx, t, rows), out, idx))
+
+            em.loop(cols, v_body)
+            return
 
         def c_body(col):
             o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col)

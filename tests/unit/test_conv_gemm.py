@@ -233,3 +233,30 @@ def test_pixel_lanes_match_channel_lanes(n, c, h, w, o, k, s, pads, d, g, epilog
             conv_pixels.PIXEL_LANES = True
     assert np.array_equal(outs[0], outs[1])
     check(outs[0], want)
+
+
+@pytest.mark.parametrize("w,o", [(14, 48), (11, 32)])
+def test_transposed_epilogue_matches_scalar_one(w, o) -> None:
+    """The epilogue on the register-transposed tile (tiles of 7 pixels for
+    rows of 14, 8 + 3 for rows of 11; a 16-channel tail panel) gives the
+    bits of the per-element epilogue, at 1 and 2 threads."""
+    from threads_check import call_threaded, compile_threaded
+
+    from graphopt.lowering import conv_gemm
+
+    xs, ws, bias = rand(1, 24, 9, w), rand(o, 24, 3, 3), rand(o, 1, 1)
+    ref = conv_ref(xs, ws, (1, 1), (1, 1, 1, 1), (1, 1), 1) + bias
+    res = rand(*ref.shape)
+    b = GraphBuilder("f")
+    x, r = b.input(xs.shape, name="x"), b.input(res.shape, name="r")
+    y = b.add(b.conv2d(x, b.constant(ws), (1, 1), (1, 1, 1, 1), (1, 1), 1), b.constant(bias))
+    module = b.build(b.relu(b.add(y, r)))
+    outs = []
+    for transposed in (True, False):
+        conv_gemm.TRANSPOSED_EPILOGUE = transposed
+        try:
+            outs.append(call_threaded(compile_threaded(module, opt_level=2), [xs, res])[0])
+        finally:
+            conv_gemm.TRANSPOSED_EPILOGUE = True
+    assert np.array_equal(outs[0], outs[1])
+    check(outs[0], np.maximum(ref + res, 0))
