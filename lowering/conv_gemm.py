@@ -211,7 +211,8 @@ def channel_block(cg: int, taps: int) -> int:
 # --------------------------------------------------------------------------
 
 
-def _add(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
+def idx_plus(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
+    """``a + c`` for a static ``c`` (``a`` itself when 0)."""
     return em.idx_add(a, em.index(c)) if c else a
 
 
@@ -233,11 +234,11 @@ def tap_reads(
     ntaps, reads = len(plan.taps), []
     for t, (tky, tkx, slot, qy, qx) in enumerate(plan.taps):
         if ky is None:
-            reads.append((_add(em, em.idx_mul(c, ntaps), t), _add(em, oy, qy), em.index(slot), qx))
+            reads.append((idx_plus(em, em.idx_mul(c, ntaps), t), idx_plus(em, oy, qy), em.index(slot), qx))
         elif tky == 0:
-            k = _add(em, em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), tkx)
+            k = idx_plus(em, em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), tkx)
             sy, yoff = plan.stride[0], em.idx_mul(ky, plan.dilation[0])
-            s_at = _add(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
+            s_at = idx_plus(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
             reads.append((k, em.idx_add(oy, em.idx_div(yoff, sy)), s_at, qx))
     return reads
 
@@ -261,12 +262,12 @@ def emit_padded_copy(em: KernelEmitter, plan: ConvPlan, x: SSAValue, n: SSAValue
                 em.loop(plan.wq, lambda j: em.store(zero, xq, [c, s, i, j]))
 
             def row(i: SSAValue) -> None:
-                r = _add(em, em.idx_mul(i, sy), py - pt) if py - pt >= 0 else em.emit(
+                r = idx_plus(em, em.idx_mul(i, sy), py - pt) if py - pt >= 0 else em.emit(
                     arith.SubiOp(em.idx_mul(i, sy), em.index(pt - py))).results[0]
 
                 def col(j: SSAValue) -> None:
                     base = em.idx_mul(j, sx)
-                    q = _add(em, base, px - pl) if px - pl >= 0 else em.emit(
+                    q = idx_plus(em, base, px - pl) if px - pl >= 0 else em.emit(
                         arith.SubiOp(base, em.index(pl - px))).results[0]
                     em.store(_load(em, x, [n, c, r, q]), xq, [c, s, i, j])
 
@@ -316,7 +317,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
         def channel(c: SSAValue) -> None:
             for t, (ky, kx, *_rest) in enumerate(plan.taps):
-                k = _add(em, em.idx_mul(c, ntaps), t)
+                k = idx_plus(em, em.idx_mul(c, ntaps), t)
 
                 def col(j: SSAValue, ky=ky, kx=kx, k=k) -> None:
                     o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), j)
@@ -347,7 +348,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
                 for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
                     bs = [b_vector(g, jb, k, v) for v in range(nvec)]
                     for r in range(rows):
-                        a = _load(em, xq, [ch, s_at, i, _add(em, ox0, qx + r)])
+                        a = _load(em, xq, [ch, s_at, i, idx_plus(em, ox0, qx + r)])
                         av = em.emit(vector.BroadcastOp(a, vt)).results[0]
                         for v in range(nvec):
                             nxt[r * nvec + v] = em.emit(vector.FMAOp(av, bs[v], nxt[r * nvec + v])).results[0]
@@ -510,9 +511,9 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     def row_tile(n, c, oy, x0: SSAValue, nvec: int, cols: int, weights) -> None:
         accs = [zero_v] * nvec
         for t, (_ky, _kx, slot, qy, qx) in enumerate(plan.taps):
-            i = _add(em, oy, qy)
+            i = idx_plus(em, oy, qy)
             for v in range(nvec):
-                a = em.emit_here(vector.LoadOp(xq, [c, em.index(slot), i, _add(em, x0, qx + v * LANES)], vt)).results[0]
+                a = em.emit_here(vector.LoadOp(xq, [c, em.index(slot), i, idx_plus(em, x0, qx + v * LANES)], vt)).results[0]
                 accs[v] = em.emit(vector.FMAOp(a, weights[t], accs[v])).results[0]
         for v in range(nvec):
             em.emit_here(vector.StoreOp(accs[v], tile, [em.index(v * LANES)]))

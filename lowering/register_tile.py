@@ -55,47 +55,35 @@ def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue 
 # --------------------------------------------------------------------------
 # transposed tile
 # --------------------------------------------------------------------------
-#
-# A channel-lane conv tile holds ``T[pixel][channel]`` while its NCHW output
-# wants vectors of consecutive pixels of one channel.  Three stages of
-# two-input shuffles transpose 8 rows of 16 lanes in registers (each stage
-# exchanges a row bit with a channel bit: 8 shuffles), so the epilogue reads
-# ``T'[channel][pixel]`` as whole vectors instead of gathering every element.
 
 TRANSPOSE_ROWS = 8
 
 
 @functools.lru_cache(maxsize=None)
-def _transpose_network(lanes: int) -> tuple[list[list[tuple[int, int, int, list[int]]]], list[int]]:
-    """The stages ``(in a, in b, out, mask)`` transposing TRANSPOSE_ROWS rows of
-    ``lanes`` lanes, and for each final vector its first channel (it holds
-    channels ``j, j + 1``, rows in order)."""
-    rows = TRANSPOSE_ROWS
-    vecs = [[(r, j) for j in range(lanes)] for r in range(rows)]
-    stages = []
+def _transpose_network(lanes: int) -> tuple[list, list[int]]:
+    """Three stages of two-input shuffles ``(a, b, out, mask)`` transposing 8
+    rows of ``lanes`` lanes (stage k pairs the rows differing in bit k and
+    splits their lanes by a channel bit), and each final vector's first
+    channel: it holds channels ``j, j + 1``, rows in order."""
+    vecs, stages = [[(j, r) for j in range(lanes)] for r in range(TRANSPOSE_ROWS)], []
     for k in range(3):
-        bit, jbit = 1 << k, lanes >> (k + 1)
-        new: list = [None] * rows
-        stage = []
-        for v in range(rows):
-            if v & bit:
-                continue
+        bit, jbit, new, stage = 1 << k, lanes >> (k + 1), list(vecs), []
+        for v in (v for v in range(TRANSPOSE_ROWS) if not v & bit):
             union = vecs[v] + vecs[v | bit]
-            for s in (0, 1):
-                sel = sorted((i for i, (_, j) in enumerate(union) if bool(j & jbit) == bool(s)),
-                             key=lambda i: (union[i][1], union[i][0]))  # fmt: skip
-                out = v | (bit if s else 0)
-                new[out] = [union[i] for i in sel]
-                stage.append((v, v | bit, out, sel))
+            for out in (v, v | bit):
+                mask = sorted((i for i, (j, _) in enumerate(union) if bool(j & jbit) == (out != v)), key=lambda i: union[i])
+                new[out] = [union[i] for i in mask]
+                stage.append((v, v | bit, out, mask))
         vecs = new
         stages.append(stage)
-    assert all(vec == [(r, vec[0][1] + h) for h in (0, 1) for r in range(rows)] for vec in vecs)
-    return stages, [vec[0][1] for vec in vecs]
+    return stages, [vec[0][0] for vec in vecs]
 
 
 def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, nvec: int) -> None:
-    """``dst[8 c + r] = tile[r, c]`` for ``r < rows`` (at most 8) and ``c < 16 nvec``;
-    ``dst`` is flat (whole vectors of two channels), lanes past ``rows`` undefined."""
+    """``dst[8 c + r] = tile[r, c]`` for ``r < rows <= 8``, ``c < 16 nvec``, in
+    registers: a channel-lane conv tile ``T[pixel][channel]`` becomes whole
+    vectors of one channel's pixels for its NCHW output (lanes past ``rows``
+    undefined)."""
     lanes = 16
     vt = VectorType(f32, [lanes])
     stages, first = _transpose_network(lanes)
@@ -103,10 +91,10 @@ def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, 
         loaded = [em.emit_here(vector.LoadOp(tile, [em.index(r), em.index(v * lanes)], vt)).results[0] for r in range(rows)]
         vecs = [loaded[min(r, rows - 1)] for r in range(TRANSPOSE_ROWS)]
         for stage in stages:
-            new = list(vecs)
+            done = list(vecs)
             for a, b, out, mask in stage:
-                new[out] = em.emit(vector.ShuffleOp(vecs[a], vecs[b], DenseArrayBase.from_list(i64, mask), result_type=vt)).results[0]
-            vecs = new
+                done[out] = em.emit(vector.ShuffleOp(vecs[a], vecs[b], DenseArrayBase.from_list(i64, mask), result_type=vt)).results[0]
+            vecs = done
         for vec, j in zip(vecs, first):
             em.emit_here(vector.StoreOp(vec, dst, [em.index((v * lanes + j) * TRANSPOSE_ROWS)]))
 
