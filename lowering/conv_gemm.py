@@ -13,13 +13,14 @@ with M = output pixels, N = output channels, K = Cg*KH*KW.  The kernel is
       for jb in panels of NR = 32 output channels:          (the outermost panel loop)
         B = the packed weight panel [K, 32]                 (compile time, or copied here)
         for oy in output rows:
-          for ox0 in tiles of MR = 8 pixels of the row (+ one shorter tile):
+          for ox0 in tiles of MR = 7 or 8 pixels of the row (+ one shorter tile):
             for channel blocks:                               (blocked accumulation over K)
               acc[r][v] = 0
               for c in block: for (ky, kx) (unrolled):
                 acc[r][v] = fma(bcast(xq[c, phase, oy + qy, ox0 + r + qx]), B[k, 16v], acc[r][v])
               T[r][16v] += acc[r][v]                        (via a mid-level sum when many)
-            out[n, o, oy, ox0 + r] = epilogue(T[r][o - o0])  (fused epilogue on the tile)
+            out[n, o, oy, ox0 ..] = epilogue(T'[o - o0])     (T transposed in registers:
+                                                              a vector of pixels per channel)
 
 ``xq[c, (py, px), i, j] = xpad[c, i*sy + py, j*sx + px]``: a stride-``s`` tap
 ``ky*dy = qy*sy + py`` reads row ``oy + qy`` of phase ``py``, so every tap reads
@@ -59,7 +60,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import parallel_copy, split_panels
-from graphopt.lowering.register_tile import store_from_tile
+from graphopt.lowering.register_tile import TRANSPOSE_ROWS, VectorEpilogue, store_from_tile, transpose_tile
 
 LANES = 16
 MR = 8
@@ -80,6 +81,13 @@ MIN_OG = 16
 MIN_FLOP_VOLUME = 32 * 32 * 32
 #: Kernels with more taps than this loop over the kernel rows (code size).
 UNROLL_TAPS = 1
+#: Pixels per tile when they divide the row (rows of 56, 28, 14, 7: no short
+#: tile).  Measured, one thread, interleaved against tiles of 8: 3x3 64@56
+#: 2.07 -> 1.78 ms, stride-2 128@56 2.36 -> 2.07, the others equal; 7 pixels
+#: x 4 vectors (28 accumulators) spilled and ran 20-34% slower.
+ROW_MR = 7
+#: The fused epilogue on vectors of the transposed tile (off only to measure).
+TRANSPOSED_EPILOGUE = True
 
 
 @dataclass
@@ -112,6 +120,7 @@ class ConvPlan:
     nx: int = 1  # column phases
     loop_ky: bool = False
     depthwise: bool = False
+    mr: int = MR  # pixels per register tile
 
     @property
     def k(self) -> int:
@@ -196,6 +205,8 @@ def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
     plan.wq = ow + max(t[4] for t in plan.taps)
     if c * len(plan.phases) * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
         return None
+    if ow % ROW_MR == 0:
+        plan.mr = ROW_MR
     return plan
 
 
@@ -214,7 +225,8 @@ def channel_block(cg: int, taps: int) -> int:
 # --------------------------------------------------------------------------
 
 
-def _add(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
+def idx_plus(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
+    """``a + c`` for a static ``c`` (``a`` itself when 0)."""
     return em.idx_add(a, em.index(c)) if c else a
 
 
@@ -236,11 +248,11 @@ def tap_reads(
     ntaps, reads = len(plan.taps), []
     for t, (tky, tkx, slot, qy, qx) in enumerate(plan.taps):
         if ky is None:
-            reads.append((_add(em, em.idx_mul(c, ntaps), t), _add(em, oy, qy), em.index(slot), qx))
+            reads.append((idx_plus(em, em.idx_mul(c, ntaps), t), idx_plus(em, oy, qy), em.index(slot), qx))
         elif tky == 0:
-            k = _add(em, em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), tkx)
+            k = idx_plus(em, em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), tkx)
             sy, yoff = plan.stride[0], em.idx_mul(ky, plan.dilation[0])
-            s_at = _add(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
+            s_at = idx_plus(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
             reads.append((k, em.idx_add(oy, em.idx_div(yoff, sy)), s_at, qx))
     return reads
 
@@ -264,12 +276,12 @@ def emit_padded_copy(em: KernelEmitter, plan: ConvPlan, x: SSAValue, n: SSAValue
                 em.loop(plan.wq, lambda j: em.store(zero, xq, [c, s, i, j]))
 
             def row(i: SSAValue) -> None:
-                r = _add(em, em.idx_mul(i, sy), py - pt) if py - pt >= 0 else em.emit(
+                r = idx_plus(em, em.idx_mul(i, sy), py - pt) if py - pt >= 0 else em.emit(
                     arith.SubiOp(em.idx_mul(i, sy), em.index(pt - py))).results[0]
 
                 def col(j: SSAValue) -> None:
                     base = em.idx_mul(j, sx)
-                    q = _add(em, base, px - pl) if px - pl >= 0 else em.emit(
+                    q = idx_plus(em, base, px - pl) if px - pl >= 0 else em.emit(
                         arith.SubiOp(base, em.index(pl - px))).results[0]
                     em.store(_load(em, x, [n, c, r, q]), xq, [c, s, i, j])
 
@@ -297,6 +309,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
         return
 
     conv = plan.anchor
+    MR = plan.mr  # noqa: N806
     x = em.sources[plan.a]
     wbuf = None if plan.pack_b else em.sources[plan.b]  # a packed weight is read from plan.packed only
     vt = VectorType(f32, [LANES])
@@ -318,7 +331,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
         def channel(c: SSAValue) -> None:
             for t, (ky, kx, *_rest) in enumerate(plan.taps):
-                k = _add(em, em.idx_mul(c, ntaps), t)
+                k = idx_plus(em, em.idx_mul(c, ntaps), t)
 
                 def col(j: SSAValue, ky=ky, kx=kx, k=k) -> None:
                     o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), j)
@@ -349,7 +362,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
                 for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
                     bs = [b_vector(g, jb, k, v) for v in range(nvec)]
                     for r in range(rows):
-                        a = _load(em, xq, [ch, s_at, i, _add(em, ox0, qx + r)])
+                        a = _load(em, xq, [ch, s_at, i, idx_plus(em, ox0, qx + r)])
                         av = em.emit(vector.BroadcastOp(a, vt)).results[0]
                         for v in range(nvec):
                             nxt[r * nvec + v] = em.emit(vector.FMAOp(av, bs[v], nxt[r * nvec + v])).results[0]
@@ -386,8 +399,24 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
         em.loop_blocks(plan.cg, group * cb, group_of_blocks)
 
+    vector_epilogue = VectorEpilogue.plan(conv, root, em.sources, (3,)) if TRANSPOSED_EPILOGUE else None
+    tile_t = em.local_buffer([NR * TRANSPOSE_ROWS], f32) if vector_epilogue is not None else None
+
     def epilogue(n, g, o0, oy, ox0, rows: int, cols: int) -> None:
-        """out[n, g*Og + o0 + col, oy, ox0 + r] = root there, the tile feeding the conv."""
+        """out[n, g*Og + o0 + col, oy, ox0 + r] = root there, the tile feeding
+        the conv: on the transposed tile, a vector of the tile's pixels per
+        channel, when every epilogue op runs on vectors, else per element."""
+        if vector_epilogue is not None:
+            transpose_tile(em, tile, tile_t, rows, -(-cols // LANES))
+            vt_rows = VectorType(f32, [rows])
+
+            def v_body(col):
+                idx = [n, em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col), oy, ox0]
+                t = em.emit_here(vector.LoadOp(tile_t, [em.idx_mul(col, TRANSPOSE_ROWS)], vt_rows)).results[0]
+                em.emit_here(vector.StoreOp(vector_epilogue.emit(em, idx, t, rows), out, idx))
+
+            em.loop(cols, v_body)
+            return
 
         def c_body(col):
             o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col)
@@ -496,9 +525,9 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     def row_tile(n, c, oy, x0: SSAValue, nvec: int, cols: int, weights) -> None:
         accs = [zero_v] * nvec
         for t, (_ky, _kx, slot, qy, qx) in enumerate(plan.taps):
-            i = _add(em, oy, qy)
+            i = idx_plus(em, oy, qy)
             for v in range(nvec):
-                a = em.emit_here(vector.LoadOp(xq, [c, em.index(slot), i, _add(em, x0, qx + v * LANES)], vt)).results[0]
+                a = em.emit_here(vector.LoadOp(xq, [c, em.index(slot), i, idx_plus(em, x0, qx + v * LANES)], vt)).results[0]
                 accs[v] = em.emit(vector.FMAOp(a, weights[t], accs[v])).results[0]
         for v in range(nvec):
             em.emit_here(vector.StoreOp(accs[v], tile, [em.index(v * LANES)]))

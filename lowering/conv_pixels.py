@@ -28,7 +28,9 @@ from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
-from graphopt.lowering.conv_gemm import LANES, NR, TWO_LEVEL_BLOCKS, ConvPlan, channel_block, emit_padded_copy, tap_reads
+from graphopt.lowering.conv_gemm import (
+    LANES, NR, TWO_LEVEL_BLOCKS, ConvPlan, channel_block, emit_padded_copy, idx_plus, tap_reads,
+)
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import split_panels
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
@@ -44,10 +46,6 @@ def suits_pixel_lanes(plan: ConvPlan) -> bool:
 
 #: Off only to measure the channel-lane form on the same convs.
 PIXEL_LANES = True
-
-
-def _add(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
-    return em.idx_add(a, em.index(c)) if c else a
 
 
 def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAValue) -> None:
@@ -86,7 +84,7 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
                 ch = em.idx_add(c_base, c)
                 nxt = list(accs)
                 for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
-                    a = em.emit_here(vector.LoadOp(xq, [ch, s_at, i, _add(em, ox0, qx)], vt)).results[0]
+                    a = em.emit_here(vector.LoadOp(xq, [ch, s_at, i, idx_plus(em, ox0, qx)], vt)).results[0]
                     for j in range(CHANNELS):
                         w = em.emit_here(memref.LoadOp.get(plan.packed, [g, jb, k, em.index(col0 + j)])).results[0]
                         wv = em.emit(vector.BroadcastOp(w, vt)).results[0]
@@ -139,7 +137,7 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
             def tile_body(ox0, width: int = LANES):
                 for col0 in range(0, NR, CHANNELS):
                     micro_kernel(g, jb, col0, oy, ox0, width)
-                    epilogue(n, g, _add(em, o_panel, col0), oy, ox0, width)
+                    epilogue(n, g, idx_plus(em, o_panel, col0), oy, ox0, width)
 
             em.loop(plan.ow // LANES, lambda t: tile_body(em.idx_mul(t, LANES)))
 

@@ -42,7 +42,7 @@ from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
-from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, plan_conv, plan_depthwise
+from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise
 from graphopt.lowering.conv_grad import EMITS_ITSELF
 from graphopt.lowering import parallel_split
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
@@ -153,10 +153,6 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     if isinstance(plan, GemmPlan) and (plan.n < MIN_N or plan.m * plan.n * plan.k < MIN_FLOP_VOLUME):
         return None
     return plan
-
-
-def _add(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
-    return em.idx_add(a, em.index(c)) if c else a
 
 
 def _batch_idx(em: KernelEmitter, shape, batch) -> list[SSAValue]:
@@ -290,7 +286,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             for v in range(NR // LANES):
                 to = [*at, kk, em.index(v * LANES)]
                 if cols == NR:
-                    row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, b_b, kk, _add(em, j0, v * LANES)), vt)).results[0]
+                    row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, b_b, kk, idx_plus(em, j0, v * LANES)), vt)).results[0]
                     em.emit_here(vector.StoreOp(row, dst, to))
                 else:
                     em.emit_here(vector.StoreOp(zero_v, dst, to))
@@ -376,7 +372,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             def vr_body(r):
                 i = em.idx_add(i0, r)
                 for v in range(NR // LANES):
-                    j = _add(em, j0, v * LANES)
+                    j = idx_plus(em, j0, v * LANES)
                     idx = plan.out_index(em, batch, i, j)
                     at = [r, em.index(v * LANES)] if c_buf is None else [i, j]
                     t = em.emit_here(vector.LoadOp(tile_buf if c_buf is None else c_buf, at, vt)).results[0]

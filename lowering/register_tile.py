@@ -8,10 +8,11 @@ instead of recomputing the dot product.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import VectorType, f32
+from xdsl.dialects.builtin import DenseArrayBase, VectorType, f32, i64
 from xdsl.ir import SSAValue
 
 from graphopt.dialects import graph
@@ -49,6 +50,53 @@ def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue 
         return None
     _, _, buf, *at = tile
     return em.load(buf, at)
+
+
+# --------------------------------------------------------------------------
+# transposed tile
+# --------------------------------------------------------------------------
+
+TRANSPOSE_ROWS = 8
+
+
+@functools.lru_cache(maxsize=None)
+def _transpose_network(lanes: int) -> tuple[list, list[int]]:
+    """Three stages of two-input shuffles ``(a, b, out, mask)`` transposing 8
+    rows of ``lanes`` lanes (stage k pairs the rows differing in bit k and
+    splits their lanes by a channel bit), and each final vector's first
+    channel: it holds channels ``j, j + 1``, rows in order."""
+    vecs, stages = [[(j, r) for j in range(lanes)] for r in range(TRANSPOSE_ROWS)], []
+    for k in range(3):
+        bit, jbit, new, stage = 1 << k, lanes >> (k + 1), list(vecs), []
+        for v in (v for v in range(TRANSPOSE_ROWS) if not v & bit):
+            union = vecs[v] + vecs[v | bit]
+            for out in (v, v | bit):
+                mask = sorted((i for i, (j, _) in enumerate(union) if bool(j & jbit) == (out != v)), key=lambda i: union[i])
+                new[out] = [union[i] for i in mask]
+                stage.append((v, v | bit, out, mask))
+        vecs = new
+        stages.append(stage)
+    return stages, [vec[0][0] for vec in vecs]
+
+
+def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, nvec: int) -> None:
+    """``dst[8 c + r] = tile[r, c]`` for ``r < rows <= 8``, ``c < 16 nvec``, in
+    registers: a channel-lane conv tile ``T[pixel][channel]`` becomes whole
+    vectors of one channel's pixels for its NCHW output (lanes past ``rows``
+    undefined)."""
+    lanes = 16
+    vt = VectorType(f32, [lanes])
+    stages, first = _transpose_network(lanes)
+    for v in range(nvec):
+        loaded = [em.emit_here(vector.LoadOp(tile, [em.index(r), em.index(v * lanes)], vt)).results[0] for r in range(rows)]
+        vecs = [loaded[min(r, rows - 1)] for r in range(TRANSPOSE_ROWS)]
+        for stage in stages:
+            done = list(vecs)
+            for a, b, out, mask in stage:
+                done[out] = em.emit(vector.ShuffleOp(vecs[a], vecs[b], DenseArrayBase.from_list(i64, mask), result_type=vt)).results[0]
+            vecs = done
+        for vec, j in zip(vecs, first):
+            em.emit_here(vector.StoreOp(vec, dst, [em.index((v * lanes + j) * TRANSPOSE_ROWS)]))
 
 
 # --------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 * ``vector.broadcast`` of a scalar: ``insertelement`` into lane 0, then a
   ``shufflevector`` with an all-zero mask (LLVM selects ``vbroadcastss``).
 * ``vector.fma``: ``llvm.intr.fma`` (``lhs * rhs + acc``, one rounding).
+* ``vector.shuffle`` of 1-D vectors: ``shufflevector`` with the same mask.
 """
 
 from __future__ import annotations
@@ -76,6 +77,16 @@ class FMAPattern(RewritePattern):
         morph(rewriter, op, llvm.FMAOp, (op.lhs, op.rhs, op.acc))
 
 
+class ShufflePattern(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        assert isinstance(op, vector.ShuffleOp)
+        if op.v1.type.get_num_dims() != 1:
+            raise LoopToLLVMError(f"vector.shuffle of {op.v1.type}: only 1-D vectors are supported")
+        mask = DenseArrayBase.from_list(i32, list(op.mask.get_values()))
+        new = build(llvm.ShuffleVectorOp, (op.v1, op.v2), (op.result.type,), {"mask": mask})
+        replace_with_llvm(rewriter, op, [new], new.results)
+
+
 @dataclass(frozen=True)
 class ConvertVectorToLLVMPass(ConversionPass):
     name = "convert-vector-to-llvm"
@@ -85,4 +96,5 @@ class ConvertVectorToLLVMPass(ConversionPass):
         return {
             vector.LoadOp: access, vector.StoreOp: access,
             vector.BroadcastOp: BroadcastPattern(), vector.FMAOp: FMAPattern(),
+            vector.ShuffleOp: ShufflePattern(),
         }  # fmt: skip

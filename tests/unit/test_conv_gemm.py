@@ -233,3 +233,34 @@ def test_pixel_lanes_match_channel_lanes(n, c, h, w, o, k, s, pads, d, g, epilog
             conv_pixels.PIXEL_LANES = True
     assert np.array_equal(outs[0], outs[1])
     check(outs[0], want)
+
+
+# (C, H, W, O, stride): rows of 14 (two 7-pixel tiles) and a 16-channel tail
+# panel; rows of 11 (8 + 3); stride 2, rows of 20 (8 + 8 + 4).
+ROW_TILES = [(24, 9, 14, 48, 1), (16, 9, 11, 32, 1), (8, 40, 40, 64, 2)]
+
+
+@pytest.mark.parametrize("c,h,w,o,s", ROW_TILES)
+def test_transposed_epilogue_matches_scalar_one(c, h, w, o, s) -> None:
+    """The epilogue on the register-transposed tile gives the bits of the
+    per-element epilogue, at 1 and 2 threads."""
+    from threads_check import call_threaded, compile_threaded
+
+    from graphopt.lowering import conv_gemm
+
+    xs, ws, bias = rand(1, c, h, w), rand(o, c, 3, 3), rand(o, 1, 1)
+    ref = conv_ref(xs, ws, (s, s), (1, 1, 1, 1), (1, 1), 1) + bias
+    res = rand(*ref.shape)
+    b = GraphBuilder("f")
+    x, r = b.input(xs.shape, name="x"), b.input(res.shape, name="r")
+    y = b.add(b.conv2d(x, b.constant(ws), (s, s), (1, 1, 1, 1), (1, 1), 1), b.constant(bias))
+    module = b.build(b.relu(b.add(y, r)))
+    outs = []
+    for transposed in (True, False):
+        conv_gemm.TRANSPOSED_EPILOGUE = transposed
+        try:
+            outs.append(call_threaded(compile_threaded(module, opt_level=2), [xs, res])[0])
+        finally:
+            conv_gemm.TRANSPOSED_EPILOGUE = True
+    assert np.array_equal(outs[0], outs[1])
+    check(outs[0], np.maximum(ref + res, 0))

@@ -27,5 +27,10 @@ func.func @ops(%a: memref<4x32xf32>, %x: f32, %i: index, %j: index) {
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
   vector.store %f, %a[%c1, %c16] : memref<4x32xf32>, vector<16xf32>
+  // A two-input shuffle keeps its mask.
+  // CHECK: %[[S:.*]] = llvm.shufflevector %[[V]], %[[F]] [0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23] : vector<16xf32>
+  // CHECK-NEXT: llvm.store %[[S]], %[[C]]
+  %s = vector.shuffle %v, %f [0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23] : vector<16xf32>, vector<16xf32>
+  vector.store %s, %a[%c1, %c16] : memref<4x32xf32>, vector<16xf32>
   func.return
 }

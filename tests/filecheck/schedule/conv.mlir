@@ -13,6 +13,7 @@
 // CHECK:       %[[XQ:.*]] = memref.alloca() : memref<8x4x6x6xf32>
 // CHECK:       %[[TILE:.*]] = memref.alloca() : memref<8x32xf32>
 // CHECK:       %[[PANEL:.*]] = memref.alloca() : memref<72x32xf32>
+// CHECK:       %[[TT:.*]] = memref.alloca() : memref<256xf32>
 // The padded copy: zero borders, then the in-bounds part, no tests.
 // CHECK:       memref.store %{{.*}}, %[[XQ]]
 // CHECK:       %[[V:.*]] = memref.load %[[X]]
@@ -35,12 +36,16 @@
 // CHECK:       %[[OLD:.*]] = vector.load %[[TILE]]
 // CHECK-NEXT:  %[[SUM:.*]] = arith.addf %[[OLD]], %{{.*}} : vector<16xf32>
 // CHECK-NEXT:  vector.store %[[SUM]], %[[TILE]]
-// The epilogue reads the tile, adds the residual, applies relu and stores.
-// CHECK:       %[[T:.*]] = memref.load %[[TILE]]
-// CHECK:       %[[RV:.*]] = memref.load %[[R]]
-// CHECK:       %[[S:.*]] = arith.addf %[[T]], %[[RV]] : f32
-// CHECK:       %[[M:.*]] = arith.maximumf %[[S]], %{{.*}} : f32
-// CHECK-NEXT:  memref.store %[[M]], %[[OUT]]
+// The epilogue transposes the tile in registers (three stages of shuffles)
+// into [channel][pixel] order, then per channel adds the residual to the
+// vector of the tile's 5 pixels, applies relu and stores 5 pixels at once.
+// CHECK:       vector.shuffle %{{.*}}, %{{.*}} [0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23] : vector<16xf32>, vector<16xf32>
+// CHECK:       vector.store %{{.*}}, %[[TT]]
+// CHECK:       %[[T:.*]] = vector.load %[[TT]][%{{.*}}] : memref<256xf32>, vector<5xf32>
+// CHECK-NEXT:  %[[RV:.*]] = vector.load %[[R]]{{.*}} vector<5xf32>
+// CHECK-NEXT:  %[[S:.*]] = arith.addf %[[T]], %[[RV]] : vector<5xf32>
+// CHECK:       %[[M:.*]] = arith.maximumf %[[S]], %{{.*}} : vector<5xf32>
+// CHECK-NEXT:  vector.store %[[M]], %[[OUT]]
 func.func @conv(%x: tensor<1x8x10x10xf32>, %w: tensor<32x8x3x3xf32>, %r: tensor<1x32x5x5xf32>) -> tensor<1x32x5x5xf32> {
   %y = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x10x10xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x5x5xf32>
   %s = graph.add %y, %r : (tensor<1x32x5x5xf32>, tensor<1x32x5x5xf32>) -> tensor<1x32x5x5xf32>
