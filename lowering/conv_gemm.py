@@ -144,6 +144,12 @@ class ConvPlan:
         conv backward ops' phases store every s-th pixel)."""
         return (n, o, oy, ox)
 
+    @property
+    def rows_contiguous(self) -> bool:
+        """Whether a tile's pixels land side by side in the output (the vector
+        epilogue stores them as one vector)."""
+        return True
+
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
         """The weight as ``[groups, panels, K, NR]``, zero-padded: read-only global."""
         packed = pack_conv_weight(self.conv_weight(np.asarray(const.reference()[0], dtype=np.float32)), self.groups)
@@ -399,7 +405,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
         em.loop_blocks(plan.cg, group * cb, group_of_blocks)
 
-    vector_epilogue = VectorEpilogue.plan(conv, root, em.sources, (3,)) if TRANSPOSED_EPILOGUE else None
+    vector_epilogue = VectorEpilogue.plan(conv, root, em.sources, (3,)) if TRANSPOSED_EPILOGUE and plan.rows_contiguous else None
     tile_t = em.local_buffer([NR * TRANSPOSE_ROWS], f32) if vector_epilogue is not None else None
 
     def epilogue(n, g, o0, oy, ox0, rows: int, cols: int) -> None:
@@ -411,7 +417,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             vt_rows = VectorType(f32, [rows])
 
             def v_body(col):
-                idx = [n, em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col), oy, ox0]
+                idx = list(plan.out_index(em, n, em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col), oy, ox0))
                 t = em.emit_here(vector.LoadOp(tile_t, [em.idx_mul(col, TRANSPOSE_ROWS)], vt_rows)).results[0]
                 em.emit_here(vector.StoreOp(vector_epilogue.emit(em, idx, t, rows), out, idx))
 

@@ -70,6 +70,10 @@ class TransposedConvPlan(ConvPlan):
         oc = em.idx_rem(o, self.og) if self.groups > 1 else o
         return [f, oc, em.index(self.kys[ky]), em.index(self.kxs[kx])]
 
+    @property
+    def rows_contiguous(self) -> bool:
+        return self.phase[2] == 1
+
     def out_index(self, em: KernelEmitter, n: SSAValue, o: SSAValue, oy: SSAValue, ox: SSAValue) -> tuple:
         sy, ry, sx, rx = self.phase
         return (n, o, em.idx_add(em.idx_mul(oy, sy), em.index(ry)), em.idx_add(em.idx_mul(ox, sx), em.index(rx)))

@@ -238,10 +238,9 @@ class AllocaPattern(RewritePattern):
             fn = fn.parent_op()
         if fn is None or fn.regions[0].first_block is None:
             raise LoopToLLVMError("memref.alloca outside a function")
-        entry = InsertPoint.at_start(fn.regions[0].first_block)
         size = llvm.ConstantOp(IntegerAttr(max(1, num_elements(t)), i64), i64)
-        op.detach()
-        rewriter.insert([size, op], entry)
+        op.detach()  # first, so that the entry's start is not before the op itself
+        rewriter.insert([size, op], InsertPoint.at_start(fn.regions[0].first_block))
         morph(rewriter, op, llvm.AllocaOp, size.results, {"alignment": _ALIGN_64, "elem_type": storage_type(t.element_type)})
 
 

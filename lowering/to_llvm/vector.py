@@ -83,8 +83,7 @@ class ShufflePattern(RewritePattern):
         if op.v1.type.get_num_dims() != 1:
             raise LoopToLLVMError(f"vector.shuffle of {op.v1.type}: only 1-D vectors are supported")
         mask = DenseArrayBase.from_list(i32, list(op.mask.get_values()))
-        new = build(llvm.ShuffleVectorOp, (op.v1, op.v2), (op.result.type,), {"mask": mask})
-        replace_with_llvm(rewriter, op, [new], new.results)
+        morph(rewriter, op, llvm.ShuffleVectorOp, (op.v1, op.v2), {"mask": mask})
 
 
 @dataclass(frozen=True)
