@@ -118,29 +118,15 @@ def empty_region_cost(repeats: int, calls: int = 2000) -> dict[int, tuple[float,
     parallel loop of two nearly empty iterations: at 2 threads, what opening
     one region (waking the pool and joining it) costs; at 1 thread no region
     is opened."""
-    from xdsl.context import Context
-    from xdsl.dialects import arith, builtin, memref, scf
-    from xdsl.dialects import func as func_d
-    from xdsl.parser import Parser
-
-    from graphopt.dialects.loop import Loop
-    from graphopt.runtime.executable import compile_loop_module
-
-    ctx = Context()
-    for d in (builtin.Builtin, func_d.Func, arith.Arith, memref.MemRef, scf.Scf, Loop):
-        ctx.load_dialect(d)
-    cm = compile_loop_module(Parser(ctx, TINY).parse_module(), num_threads=2)
-    fn = cm["tiny"]
-    x, y = np.ones((2, 16), np.float32), np.zeros((2, 16), np.float32)
-    ptrs = (x.ctypes.data, y.ctypes.data, fn.workspace_address())
+    cm, call, _keep = tiny_region()
     samples: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
     for _ in range(repeats):
         for t in (1, 2):
             cm.num_threads = t
-            fn._cfunc(*ptrs)
+            call()
             c0, w0 = time.process_time(), time.perf_counter()
             for _ in range(calls):
-                fn._cfunc(*ptrs)
+                call()
             samples[t].append(((time.perf_counter() - w0) / calls, (time.process_time() - c0) / calls))
     return {t: (statistics.median(s[0] for s in v), statistics.median(s[1] for s in v)) for t, v in samples.items()}
 
