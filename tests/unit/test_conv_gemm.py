@@ -78,6 +78,21 @@ SHAPES = [
 CASES = [(*s, "constant") for s in SHAPES] + [(*SHAPES[i], "input") for i in (0, 3)]
 
 
+def outputs_flag_on_and_off(flags, name: str, module, inputs) -> list[np.ndarray]:
+    """``module``'s output compiled with the schedule switch ``flags.name``
+    on, then off (each run checked equal at 1 and 2 threads)."""
+    from threads_check import call_threaded, compile_threaded
+
+    saved, outs = getattr(flags, name), []
+    for on in (True, False):
+        setattr(flags, name, on)
+        try:
+            outs.append(call_threaded(compile_threaded(module, opt_level=2), inputs)[0])
+        finally:
+            setattr(flags, name, saved)
+    return outs
+
+
 @pytest.mark.parametrize("n,c,h,w,o,k,s,pads,d,g,weights", CASES)
 def test_conv_as_implicit_gemm(n, c, h, w, o, k, s, pads, d, g, weights) -> None:
     xs, ws, bias = rand(n, c, h, w), rand(o, c // g, k, k), rand(o, 1, 1)
@@ -205,7 +220,6 @@ PIXEL_SHAPES = [
 def test_pixel_lanes_match_channel_lanes(n, c, h, w, o, k, s, pads, d, g, epilogue) -> None:
     """Bitwise equal to the channel-lane form at 1 and 2 threads, with a
     vector epilogue (bias, residual, relu) and a scalar one (sigmoid)."""
-    from threads_check import call_threaded, compile_threaded
 
     from graphopt.lowering import conv_pixels
 
@@ -224,13 +238,7 @@ def test_pixel_lanes_match_channel_lanes(n, c, h, w, o, k, s, pads, d, g, epilog
     lower_graph_to_loop(lowered)
     fmas = [op for op in lowered.walk() if isinstance(op, vector.FMAOp)]
     assert fmas and all(isinstance(op.lhs.owner, vector.LoadOp) for op in fmas)  # a vector of pixels
-    outs = []
-    for pixel in (True, False):
-        conv_pixels.PIXEL_LANES = pixel
-        try:
-            outs.append(call_threaded(compile_threaded(module, opt_level=2), [xs, res])[0])
-        finally:
-            conv_pixels.PIXEL_LANES = True
+    outs = outputs_flag_on_and_off(conv_pixels, "PIXEL_LANES", module, [xs, res])
     assert np.array_equal(outs[0], outs[1])
     check(outs[0], want)
 
@@ -244,7 +252,6 @@ ROW_TILES = [(24, 9, 14, 48, 1), (16, 9, 11, 32, 1), (8, 40, 40, 64, 2)]
 def test_transposed_epilogue_matches_scalar_one(c, h, w, o, s) -> None:
     """The epilogue on the register-transposed tile gives the bits of the
     per-element epilogue, at 1 and 2 threads."""
-    from threads_check import call_threaded, compile_threaded
 
     from graphopt.lowering import conv_gemm
 
@@ -255,12 +262,6 @@ def test_transposed_epilogue_matches_scalar_one(c, h, w, o, s) -> None:
     x, r = b.input(xs.shape, name="x"), b.input(res.shape, name="r")
     y = b.add(b.conv2d(x, b.constant(ws), (s, s), (1, 1, 1, 1), (1, 1), 1), b.constant(bias))
     module = b.build(b.relu(b.add(y, r)))
-    outs = []
-    for transposed in (True, False):
-        conv_gemm.TRANSPOSED_EPILOGUE = transposed
-        try:
-            outs.append(call_threaded(compile_threaded(module, opt_level=2), [xs, res])[0])
-        finally:
-            conv_gemm.TRANSPOSED_EPILOGUE = True
+    outs = outputs_flag_on_and_off(conv_gemm, "TRANSPOSED_EPILOGUE", module, [xs, res])
     assert np.array_equal(outs[0], outs[1])
     check(outs[0], np.maximum(ref + res, 0))
