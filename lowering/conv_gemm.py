@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     BytesAttr,
     DenseIntOrFPElementsAttr,
@@ -320,7 +320,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     wbuf = None if plan.pack_b else em.sources[plan.b]  # a packed weight is read from plan.packed only
     vt = VectorType(f32, [LANES])
     zero = em.scalar_constant(0.0, f32)
-    zero_v = em.emit(vector.BroadcastOp(zero, vt)).results[0]
+    zero_v = em.splat(zero, vt)
     xq = em.local_buffer([plan.c, len(plan.phases), plan.hq, plan.wq], f32)
     tile = em.local_buffer([MR, NR], f32)
     ntaps = len(plan.taps)
@@ -351,15 +351,15 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
     def b_vector(g: SSAValue, jb: SSAValue, k: SSAValue, v: int) -> SSAValue:
         if plan.pack_b:
-            return em.emit_here(vector.LoadOp(plan.packed, [g, jb, k, em.index(v * LANES)], vt)).results[0]
-        return em.emit_here(vector.LoadOp(panel, [k, em.index(v * LANES)], vt)).results[0]
+            return em.vload(plan.packed, [g, jb, k, em.index(v * LANES)], vt)
+        return em.vload(panel, [k, em.index(v * LANES)], vt)
 
     def micro_kernel(g, jb, oy, ox0, rows: int, nvec: int) -> None:
         """T[r][16v] = sum over K for the pixels ox0..ox0+rows-1 of row oy."""
         c_base = em.idx_mul(g, plan.cg)
         for r in range(rows):
             for v in range(nvec):
-                em.emit_here(vector.StoreOp(zero_v, tile, [em.index(r), em.index(v * LANES)]))
+                em.vstore(zero_v, tile, [em.index(r), em.index(v * LANES)])
 
         def block(c0: SSAValue, count: int, dst: SSAValue = tile) -> None:
             def taps_at(c: SSAValue, ky: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
@@ -369,9 +369,9 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
                     bs = [b_vector(g, jb, k, v) for v in range(nvec)]
                     for r in range(rows):
                         a = _load(em, xq, [ch, s_at, i, idx_plus(em, ox0, qx + r)])
-                        av = em.emit(vector.BroadcastOp(a, vt)).results[0]
+                        av = em.splat(a, vt)
                         for v in range(nvec):
-                            nxt[r * nvec + v] = em.emit(vector.FMAOp(av, bs[v], nxt[r * nvec + v])).results[0]
+                            nxt[r * nvec + v] = em.fma(av, bs[v], nxt[r * nvec + v])
                 return nxt
 
             def body(ivs, accs):
@@ -383,8 +383,8 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             for r in range(rows):
                 for v in range(nvec):
                     at = [em.index(r), em.index(v * LANES)]
-                    total = em.emit_here(vector.LoadOp(dst, at, vt)).results[0]
-                    em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(total, accs[r * nvec + v])).results[0], dst, at))
+                    total = em.vload(dst, at, vt)
+                    em.vstore(em.addf(total, accs[r * nvec + v]), dst, at)
 
         if mid is None:
             em.loop_blocks(plan.cg, cb, block)
@@ -394,14 +394,14 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             """``mid`` = the sum of up to ``group`` block sums; tile += mid."""
             for r in range(rows):
                 for v in range(nvec):
-                    em.emit_here(vector.StoreOp(zero_v, mid, [em.index(r), em.index(v * LANES)]))
+                    em.vstore(zero_v, mid, [em.index(r), em.index(v * LANES)])
             em.loop_blocks(count, cb, lambda c1, n: block(em.idx_add(c0, c1), n, mid))
             for r in range(rows):
                 for v in range(nvec):
                     at = [em.index(r), em.index(v * LANES)]
-                    part = em.emit_here(vector.LoadOp(mid, at, vt)).results[0]
-                    total = em.emit_here(vector.LoadOp(tile, at, vt)).results[0]
-                    em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(total, part)).results[0], tile, at))
+                    part = em.vload(mid, at, vt)
+                    total = em.vload(tile, at, vt)
+                    em.vstore(em.addf(total, part), tile, at)
 
         em.loop_blocks(plan.cg, group * cb, group_of_blocks)
 
@@ -418,8 +418,8 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
             def v_body(col):
                 idx = list(plan.out_index(em, n, em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), col), oy, ox0))
-                t = em.emit_here(vector.LoadOp(tile_t, [em.idx_mul(col, TRANSPOSE_ROWS)], vt_rows)).results[0]
-                em.emit_here(vector.StoreOp(vector_epilogue.emit(em, idx, t, rows), out, idx))
+                t = em.vload(tile_t, [em.idx_mul(col, TRANSPOSE_ROWS)], vt_rows)
+                em.vstore(vector_epilogue.emit(em, idx, t, rows), out, idx)
 
             em.loop(cols, v_body)
             return
@@ -522,7 +522,7 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     conv = plan.anchor
     x = em.sources[plan.a]
     vt = VectorType(f32, [LANES])
-    zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
+    zero_v = em.splat(em.scalar_constant(0.0, f32), vt)
     xq = em.local_buffer([plan.c, len(plan.phases), plan.hq, plan.wq], f32)
     tile = em.local_buffer([DW_VECS * LANES], f32)
     width = DW_VECS * LANES
@@ -533,10 +533,10 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
         for t, (_ky, _kx, slot, qy, qx) in enumerate(plan.taps):
             i = idx_plus(em, oy, qy)
             for v in range(nvec):
-                a = em.emit_here(vector.LoadOp(xq, [c, em.index(slot), i, idx_plus(em, x0, qx + v * LANES)], vt)).results[0]
-                accs[v] = em.emit(vector.FMAOp(a, weights[t], accs[v])).results[0]
+                a = em.vload(xq, [c, em.index(slot), i, idx_plus(em, x0, qx + v * LANES)], vt)
+                accs[v] = em.fma(a, weights[t], accs[v])
         for v in range(nvec):
-            em.emit_here(vector.StoreOp(accs[v], tile, [em.index(v * LANES)]))
+            em.vstore(accs[v], tile, [em.index(v * LANES)])
 
         def r_body(r):
             store_from_tile(em, root, out, (conv, (n, c, oy, em.idx_add(x0, r)), tile, r))
@@ -546,7 +546,7 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     def channel(n, c):
         # value_at: a buffer load, or the scalar of a splat weight.
         weights = [
-            em.emit(vector.BroadcastOp(em.value_at(plan.b, [c, em.index(0), em.index(ky), em.index(kx)]), vt)).results[0]
+            em.splat(em.value_at(plan.b, [c, em.index(0), em.index(ky), em.index(kx)]), vt)
             for ky, kx, *_ in plan.taps
         ]
 

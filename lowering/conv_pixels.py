@@ -24,7 +24,7 @@ slower (64->64 @56: 2.4 -> 2.9 ms), so such rows keep the channel lanes.
 
 from __future__ import annotations
 
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
@@ -64,18 +64,18 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
     def micro_kernel(g, jb, col0: int, oy, ox0, width: int) -> None:
         """T[j] = the ``width`` pixels ``ox0..`` of row ``oy``, channel ``col0 + j`` of panel ``jb``."""
         vt = VectorType(f32, [width])
-        zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
+        zero_v = em.splat(em.scalar_constant(0.0, f32), vt)
         c_base = em.idx_mul(g, plan.cg)
 
         def clear(buf: SSAValue) -> None:
             for j in range(CHANNELS):
-                em.emit_here(vector.StoreOp(zero_v, buf, [em.index(j), em.index(0)]))
+                em.vstore(zero_v, buf, [em.index(j), em.index(0)])
 
         def add_into(dst: SSAValue, parts) -> None:
             for j in range(CHANNELS):
                 at = [em.index(j), em.index(0)]
-                total = em.emit_here(vector.LoadOp(dst, at, vt)).results[0]
-                em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(total, parts(j, at))).results[0], dst, at))
+                total = em.vload(dst, at, vt)
+                em.vstore(em.addf(total, parts(j, at)), dst, at)
 
         clear(tile)
 
@@ -84,11 +84,11 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
                 ch = em.idx_add(c_base, c)
                 nxt = list(accs)
                 for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
-                    a = em.emit_here(vector.LoadOp(xq, [ch, s_at, i, idx_plus(em, ox0, qx)], vt)).results[0]
+                    a = em.vload(xq, [ch, s_at, i, idx_plus(em, ox0, qx)], vt)
                     for j in range(CHANNELS):
                         w = em.emit_here(memref.LoadOp.get(plan.packed, [g, jb, k, em.index(col0 + j)])).results[0]
-                        wv = em.emit(vector.BroadcastOp(w, vt)).results[0]
-                        nxt[j] = em.emit(vector.FMAOp(a, wv, nxt[j])).results[0]
+                        wv = em.splat(w, vt)
+                        nxt[j] = em.fma(a, wv, nxt[j])
                 return nxt
 
             def body(ivs, accs):
@@ -105,7 +105,7 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
         def group_of_blocks(c0: SSAValue, count: int) -> None:
             clear(mid)
             em.loop_blocks(count, cb, lambda c1, n: block(em.idx_add(c0, c1), n, mid))
-            add_into(tile, lambda j, at: em.emit_here(vector.LoadOp(mid, at, vt)).results[0])
+            add_into(tile, lambda j, at: em.vload(mid, at, vt))
 
         em.loop_blocks(plan.cg, group * cb, group_of_blocks)
 
@@ -116,8 +116,8 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
             o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), j)
             if vector_epilogue is not None:
                 idx = [n, o, oy, ox0]
-                t = em.emit_here(vector.LoadOp(tile, [j, em.index(0)], vt)).results[0]
-                em.emit_here(vector.StoreOp(vector_epilogue.emit(em, idx, t, width), out, idx))
+                t = em.vload(tile, [j, em.index(0)], vt)
+                em.vstore(vector_epilogue.emit(em, idx, t, width), out, idx)
                 return
 
             def r_body(r):

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import arith, memref, vector
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr, VectorType, f32
 from xdsl.ir import SSAValue
 
@@ -257,7 +257,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
     m, n, k = plan.m, plan.n, plan.k
     vt = VectorType(f32, [LANES])
     tile_buf = em.local_buffer([MR, NR], f32)
-    zero_v = em.cached(("gemm.zero",), (), lambda: em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0])
+    zero_v = em.cached(("gemm.zero",), (), lambda: em.splat(em.scalar_constant(0.0, f32), vt))
 
     # A B read in place is copied one panel at a time into a contiguous stack
     # buffer: rows of B a power of two apart alias in L1 and the TLB.
@@ -286,10 +286,10 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             for v in range(NR // LANES):
                 to = [*at, kk, em.index(v * LANES)]
                 if cols == NR:
-                    row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, b_b, kk, idx_plus(em, j0, v * LANES)), vt)).results[0]
-                    em.emit_here(vector.StoreOp(row, dst, to))
+                    row = em.vload(b_buf, plan.b_index(em, b_b, kk, idx_plus(em, j0, v * LANES)), vt)
+                    em.vstore(row, dst, to)
                 else:
-                    em.emit_here(vector.StoreOp(zero_v, dst, to))
+                    em.vstore(zero_v, dst, to)
             if cols < NR:
                 em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, kk, em.idx_add(j0, c))), dst, [*at, kk, c]))
 
@@ -323,16 +323,16 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 else:
                     at = plan.b_index(em, b_b, kk, em.idx_add(j0, em.index(v * LANES)) if v else j0)
                 src = b_panels if b_panels is not None else panel_buf if (copy_panels and nvec == NR // LANES) else b_buf
-                bs.append(em.emit_here(vector.LoadOp(src, at, vt)).results[0])
+                bs.append(em.vload(src, at, vt))
             nxt = []
             for r in range(rows):
                 if isinstance(a_buf, SSAValue):
                     a = em.emit_here(memref.LoadOp.get(a_buf, plan.a_index(em, a_b, a_rows[r], ka))).results[0]
                 else:  # a splat constant A (a pointwise conv's uniform weight)
                     a = em.value_at(plan.a, plan.a_index(em, a_b, a_rows[r], ka))
-                av = em.emit(vector.BroadcastOp(a, vt)).results[0]
+                av = em.splat(a, vt)
                 for v in range(nvec):
-                    nxt.append(em.emit(vector.FMAOp(av, bs[v], accs[r * nvec + v])).results[0])
+                    nxt.append(em.fma(av, bs[v], accs[r * nvec + v]))
             return nxt
 
         zeros = [zero_v] * (rows * nvec)
@@ -341,22 +341,22 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             accs = em.reduce([k], zeros, body)
             for r in range(rows):
                 for v in range(nvec):
-                    em.emit_here(vector.StoreOp(accs[r * nvec + v], tile_buf, [em.index(r), em.index(v * LANES)]))
+                    em.vstore(accs[r * nvec + v], tile_buf, [em.index(r), em.index(v * LANES)])
             return
         # Blocked accumulation: each block of K_BLOCK products is summed from
         # zero in registers, then added to the tile (a chunk adds to C).
         if chunk is None:
             for r in range(rows):
                 for v in range(nvec):
-                    em.emit_here(vector.StoreOp(zero_v, tile_buf, [em.index(r), em.index(v * LANES)]))
+                    em.vstore(zero_v, tile_buf, [em.index(r), em.index(v * LANES)])
 
         def block(k0: SSAValue, count: int) -> None:
             accs = em.reduce([count], zeros, lambda ivs, a: body([em.idx_add(k0, ivs[0])], a))
             for r in range(rows):
                 for v in range(nvec):
                     at = t_at(r, v)
-                    old = em.emit_here(vector.LoadOp(dst, at, vt)).results[0]
-                    em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], dst, at))
+                    old = em.vload(dst, at, vt)
+                    em.vstore(em.addf(old, accs[r * nvec + v]), dst, at)
 
         em.loop_blocks(k_len, K_BLOCK, block)
 
@@ -375,8 +375,8 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                     j = idx_plus(em, j0, v * LANES)
                     idx = plan.out_index(em, batch, i, j)
                     at = [r, em.index(v * LANES)] if c_buf is None else [i, j]
-                    t = em.emit_here(vector.LoadOp(tile_buf if c_buf is None else c_buf, at, vt)).results[0]
-                    em.emit_here(vector.StoreOp(vector_epilogue.emit(em, idx, t, LANES), out, idx))
+                    t = em.vload(tile_buf if c_buf is None else c_buf, at, vt)
+                    em.vstore(vector_epilogue.emit(em, idx, t, LANES), out, idx)
 
             em.loop(rows, vr_body)
             return
@@ -556,8 +556,8 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 def copy_row(kk):
                     for v in range(NR // LANES):
                         j = em.idx_add(j0, em.index(v * LANES)) if v else j0
-                        row = em.emit_here(vector.LoadOp(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), j), vt)).results[0]
-                        em.emit_here(vector.StoreOp(row, panel_buf, [kk, em.index(v * LANES)]))
+                        row = em.vload(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), j), vt)
+                        em.vstore(row, panel_buf, [kk, em.index(v * LANES)])
 
                 em.loop(length, copy_row)
                 tiles_of(j0, jb)
@@ -569,7 +569,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
 
                 def copy_part(kk):
                     for v in range(NR // LANES):
-                        em.emit_here(vector.StoreOp(zero_v, panel_buf, [kk, em.index(v * LANES)]))
+                        em.vstore(zero_v, panel_buf, [kk, em.index(v * LANES)])
                     src = lambda c: em.load(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), em.idx_add(j0, c)))  # noqa: E731
                     em.loop(last_cols, lambda c: em.store(src(c), panel_buf, [kk, c]))
 
@@ -577,7 +577,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 tiles_of(j0, em.index(full_panels))
 
         def chunked_batch(batch) -> None:
-            em.loop(m_pad, lambda i: [em.emit_here(vector.StoreOp(zero_v, c_buf, [i, em.index(v * LANES)])) for v in range(n_pad // LANES)])
+            em.loop(m_pad, lambda i: [em.vstore(zero_v, c_buf, [i, em.index(v * LANES)]) for v in range(n_pad // LANES)])
             full_chunks, k_rest = divmod(k, chunk_rows)
             em.loop(full_chunks, lambda c: chunk_of(batch, em.idx_mul(c, chunk_rows), chunk_rows))
             if k_rest:

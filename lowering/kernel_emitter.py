@@ -67,10 +67,11 @@ multiply-adds than ``parallel_split.MIN_PARALLEL_MULTIPLY_ADDS``, stays serial.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Sequence
+import functools
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
@@ -85,6 +86,7 @@ from xdsl.traits import is_side_effect_free
 from graphopt import errors, rules
 from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.lowering import parallel_split
+from graphopt.lowering.builder import build, defaults
 
 
 class LoweringError(errors.LoweringError):
@@ -202,6 +204,48 @@ class KernelEmitter:
         finally:
             self.current = saved
 
+    def pure(
+        self, cls: type[Operation], operands: Sequence[SSAValue], result_type: Attribute, properties: dict | None = None
+    ) -> SSAValue:
+        """:meth:`emit` of a ``cls`` op not built yet: one that folds or equals
+        an op of its scope is never built (most index arithmetic)."""
+        operands = tuple(operands)
+        scope = self.scope_for(operands)
+        if (fold := _INDEX_FOLDS.get(cls)) is not None and (value := _folded(fold, operands, self.constant_of)) is not None:
+            return self.index_in(scope, value)
+        if (pure := _PURE.get(cls)) is None:  # the class's first op: emit() learns its purity
+            return self.emit(build(cls, operands, (result_type,), properties)).results[0]
+        props = _with_defaults(cls, properties)
+        key = (cls, operands, tuple(props.items()), (), (result_type,)) if pure else None
+        if key is not None and (hit := scope.ops.get(key)) is not None:
+            return hit.results[0]
+        op = build(cls, operands, (result_type,), props)
+        if key is not None:
+            scope.ops[key] = op
+        scope.insert(op)
+        self.scope_of[op.results[0]] = scope
+        return op.results[0]
+
+    def here(self, cls: type[Operation], operands: Sequence[SSAValue], result_types: Sequence[Attribute] = ()) -> Operation:
+        """:meth:`emit_here` of a ``cls`` op, built directly."""
+        return self.emit_here(build(cls, operands, result_types))
+
+    def fma(self, a: SSAValue, b: SSAValue, acc: SSAValue) -> SSAValue:
+        return self.pure(vector.FMAOp, (a, b, acc), acc.type)
+
+    def splat(self, x: SSAValue, vt: Attribute) -> SSAValue:
+        return self.pure(vector.BroadcastOp, (x,), vt)
+
+    def addf(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.pure(arith.AddfOp, (a, b), a.type)
+
+    def vload(self, buffer: SSAValue, indices: Sequence[SSAValue], vt: Attribute) -> SSAValue:
+        """A vector load in the current scope (from a buffer the kernel writes)."""
+        return self.here(vector.LoadOp, (buffer, *indices), (vt,)).results[0]
+
+    def vstore(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+        self.here(vector.StoreOp, (value, buffer, *indices))
+
     def emit(self, op: Operation) -> Operation:
         """Insert a pure scalar op in the outermost scope its operands allow;
         returns it, or (``op`` dropped) its fold or an equal op there (CSE)."""
@@ -224,11 +268,8 @@ class KernelEmitter:
         fold = _INDEX_FOLDS.get(type(op))
         if fold is None:
             return None
-        values = [self.constant_of.get(v) for v in op.operands]
-        if None in values:
-            return None
-        value = fold(*values)
-        if value is None or not -(1 << 62) < value < 1 << 62:
+        value = _folded(fold, op.operands, self.constant_of)
+        if value is None:
             return None
         return self.index_in(self.scope_for(op.operands), value).owner  # type: ignore[return-value]
 
@@ -257,7 +298,7 @@ class KernelEmitter:
 
     def index(self, value: int) -> SSAValue:
         def make() -> SSAValue:
-            v = self.emit(arith.ConstantOp.from_int_and_width(value, IndexType())).results[0]
+            v = self.pure(arith.ConstantOp, (), INDEX, {"value": _index_attr(value)})
             self.constant_of[v] = value
             return v
 
@@ -270,7 +311,7 @@ class KernelEmitter:
         if scope is self.root:
             return self.index(value)
         if (hit := scope.ops.get(("index", value))) is None:
-            hit = scope.ops[("index", value)] = arith.ConstantOp.from_int_and_width(value, IndexType())
+            hit = scope.ops[("index", value)] = build(arith.ConstantOp, (), (INDEX,), {"value": _index_attr(value)})
             scope.insert(hit)
             self.scope_of[hit.results[0]] = scope
             self.constant_of[hit.results[0]] = value
@@ -286,7 +327,7 @@ class KernelEmitter:
                 if element_type.width.data == 1:
                     v = 1 if v else 0
                 attr = IntegerAttr(v, element_type)
-            return self.emit(arith.ConstantOp(attr, element_type)).results[0]
+            return self.pure(arith.ConstantOp, (), element_type, {"value": attr})
 
         return self.cached(("scalar", float(value), element_type), (), make)
 
@@ -337,7 +378,7 @@ class KernelEmitter:
         if isinstance(source, ScalarSource):
             return self.scalar_constant(source.value, source.element_type)
         if source is not None:
-            return self.emit(memref.LoadOp.get(source, list(indices))).results[0]
+            return self.pure(memref.LoadOp, (source, *indices), source.type.element_type)  # type: ignore[union-attr]
         op = value.owner
         if not isinstance(op, GraphOp):
             raise LoweringError(f"cannot compute {value} inside a kernel")
@@ -361,14 +402,14 @@ class KernelEmitter:
         self, extent: int, inits: Sequence[SSAValue], start: int = 0, parallel: bool = False
     ) -> tuple[scf.ForOp | scf.ParallelOp, Scope]:
         lb, ub, step = self.index(start), self.index(extent), self.index(1)
-        block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+        block = Block(arg_types=[INDEX, *(v.type for v in inits)])
         for_op: scf.ForOp | scf.ParallelOp
         if parallel:
             assert not inits
             for_op = scf.ParallelOp([lb], [ub], [step], Region(block))
             self._in_parallel += 1
         else:
-            for_op = scf.ForOp(lb, ub, step, list(inits), block)
+            for_op = build(scf.ForOp, (lb, ub, step, *inits), [v.type for v in inits], regions=[Region(block)])
         self.current.insert(for_op)
         self.current.open_loops.append(for_op)
         if self._drivers:
@@ -396,10 +437,10 @@ class KernelEmitter:
         self, for_op: scf.ForOp | scf.ParallelOp, scope: Scope, yielded: Sequence[SSAValue]
     ) -> None:
         if isinstance(for_op, scf.ParallelOp):
-            scope.block.add_op(scf.ReduceOp())
+            scope.block.add_op(build(scf.ReduceOp, ()))
             self._in_parallel -= 1
         else:
-            scope.block.add_op(scf.YieldOp(*yielded))
+            scope.block.add_op(build(scf.YieldOp, yielded))
         parent = scope.parent
         assert parent is not None and parent.open_loops[-1] is for_op
         parent.open_loops.pop()
@@ -466,11 +507,11 @@ class KernelEmitter:
             block(self.index(full * size), rest)
 
     def store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
-        self.emit_here(memref.StoreOp.get(value, buffer, list(indices)))
+        self.here(memref.StoreOp, (value, buffer, *indices))
 
     def load(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
         """A load from a buffer this kernel writes: never memoised."""
-        return self.emit(memref.LoadOp.get(buffer, list(indices))).results[0]
+        return self.pure(memref.LoadOp, (buffer, *indices), buffer.type.element_type)  # type: ignore[attr-defined]
 
     def local_buffer(self, shape: Sequence[int], element_type: Attribute) -> SSAValue:
         """A small kernel-local buffer (a stack ``memref.alloca`` at entry)."""
@@ -506,7 +547,7 @@ class KernelEmitter:
                 at = idx if offset is None else [
                     self.idx_add(i, self.index(o)) if o else i for i, o in zip(idx, offset, strict=True)
                 ]
-                self.emit_here(memref.StoreOp.get(v, buffer, at))
+                self.here(memref.StoreOp, (v, buffer, *at))
                 return
             if shape[order[k]] == 1:
                 if k == len(order) - 1:
@@ -554,7 +595,7 @@ class KernelEmitter:
             return a
         if c == 0:
             return self.index_in(self.scope_for([a]), 0)
-        return self.emit(arith.MuliOp(a, self.index(c))).results[0]
+        return self.pure(arith.MuliOp, (a, self.index(c)), INDEX)
 
     def idx_add(self, a: SSAValue, b: SSAValue) -> SSAValue:
         if a in self.constant_of and b not in self.constant_of:
@@ -564,17 +605,17 @@ class KernelEmitter:
             return a
         if self.constant_of.get(a) == 0 and self.scope_for([a, b]) is self.scope_for([b]):
             return b
-        return self.emit(arith.AddiOp(a, b)).results[0]
+        return self.pure(arith.AddiOp, (a, b), INDEX)
 
     def idx_div(self, a: SSAValue, c: int) -> SSAValue:
         if c == 1:
             return a
-        return self.emit(arith.DivUIOp(a, self.index(c))).results[0]
+        return self.pure(arith.DivUIOp, (a, self.index(c)), INDEX)
 
     def idx_rem(self, a: SSAValue, c: int) -> SSAValue:
         if c == 1:
             return self.index_in(self.scope_for([a]), 0)
-        return self.emit(arith.RemUIOp(a, self.index(c))).results[0]
+        return self.pure(arith.RemUIOp, (a, self.index(c)), INDEX)
 
 
 _INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int | None]] = {
@@ -587,6 +628,31 @@ _INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int | None]] = {
     arith.MaxSIOp: max,
 }
 """Index arithmetic ``emit`` folds when every operand is in ``constant_of``."""
+
+INDEX = IndexType()
+
+
+@functools.lru_cache(maxsize=4096)
+def _index_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, INDEX)
+
+
+def _folded(fold: Callable[[int, int], int | None], operands: Sequence[SSAValue], constant_of: dict) -> int | None:
+    """The value of index arithmetic on constants, if it folds in range."""
+    values = [constant_of.get(v) for v in operands]
+    if None in values:
+        return None
+    value = fold(*values)
+    return value if value is not None and -(1 << 62) < value < 1 << 62 else None
+
+
+def _with_defaults(cls: type[Operation], properties: dict | None) -> dict:
+    """The properties a new ``cls`` op gets (``build`` adds IRDL's defaults)."""
+    props = dict(properties) if properties else {}
+    for name, value in defaults(cls)[0].items():
+        props.setdefault(name, value)
+    return props
+
 
 _PURE: dict[type[Operation], bool] = {arith.RemUIOp: True, arith.ExtSIOp: True}
 """Per op class, whether it is pure (xDSL 0.74 leaves these two without the trait)."""

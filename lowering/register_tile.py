@@ -88,7 +88,7 @@ def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, 
     vt = VectorType(f32, [lanes])
     stages, first = _transpose_network(lanes)
     for v in range(nvec):
-        loaded = [em.emit_here(vector.LoadOp(tile, [em.index(r), em.index(v * lanes)], vt)).results[0] for r in range(rows)]
+        loaded = [em.vload(tile, [em.index(r), em.index(v * lanes)], vt) for r in range(rows)]
         vecs = [loaded[min(r, rows - 1)] for r in range(TRANSPOSE_ROWS)]
         for stage in stages:
             done = list(vecs)
@@ -96,7 +96,7 @@ def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, 
                 done[out] = em.emit(vector.ShuffleOp(vecs[a], vecs[b], DenseArrayBase.from_list(i64, mask), result_type=vt)).results[0]
             vecs = done
         for vec, j in zip(vecs, first):
-            em.emit_here(vector.StoreOp(vec, dst, [em.index((v * lanes + j) * TRANSPOSE_ROWS)]))
+            em.vstore(vec, dst, [em.index((v * lanes + j) * TRANSPOSE_ROWS)])
 
 
 # --------------------------------------------------------------------------
@@ -191,7 +191,7 @@ class VectorEpilogue:
         done: dict[SSAValue, SSAValue] = {}
 
         def splat(x: SSAValue) -> SSAValue:
-            return em.emit(vector.BroadcastOp(x, vt)).results[0]
+            return em.splat(x, vt)
 
         def vec(v: SSAValue) -> SSAValue:
             if v in done:

@@ -56,7 +56,6 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.irdl import AttrSizedSegments, OptionalDef
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -65,6 +64,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.errors import LoweringError
+from graphopt.lowering.builder import build, defaults
 from graphopt.transforms.levels import require_lowered
 
 PTR = llvm.LLVMPointerType()
@@ -217,7 +217,7 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
     if len(operands) != len(op.operands) or any(a is not b for a, b in zip(operands, op.operands)):
         op.operands = operands
     op.__class__ = cls
-    default_props, default_attrs = _defaults(cls)
+    default_props, default_attrs = defaults(cls)
     op.properties = dict(properties) if properties else {}
     for name, value in default_props.items():
         op.properties.setdefault(name, value)
@@ -236,16 +236,6 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
                 for use in uses:
                     use.operation.operands[use.index] = cast.results[0]
     return list(op.results)
-
-
-@functools.cache
-def _defaults(cls: type[Operation]) -> tuple[dict, dict]:
-    """The default properties and attributes IRDL gives a new ``cls`` op."""
-    d = cls.get_irdl_definition()
-    return tuple(
-        {n: f.default_value for n, f in fields.items() if not isinstance(f, OptionalDef) and f.default_value is not None}
-        for fields in (d.properties, d.attributes)
-    )  # type: ignore[return-value]
 
 
 def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
@@ -288,27 +278,6 @@ def int_attr(value: int, t: IntegerType) -> IntegerAttr:
     return IntegerAttr(value, t)
 
 
-_Op = TypeVar("_Op", bound=Operation)
-_PLAIN: set[type[Operation]] = set()
-
-
-def build(
-    cls: type[_Op], operands: Sequence[SSAValue], result_types: Sequence[Attribute] = (),
-    properties: dict | None = None, successors: Sequence[Block] = (),
-) -> _Op:  # fmt: skip
-    """``cls`` from its operands, result types and properties, without IRDL's
-    generic argument handling (four times cheaper, and a model's conversion
-    builds tens of thousands of ops).  ``properties`` are the ones the class's
-    own constructor sets, segment sizes included."""
-    if cls not in _PLAIN:
-        segmented = any(isinstance(o, AttrSizedSegments) for o in cls.get_irdl_definition().options)
-        assert not segmented or "operandSegmentSizes" in (properties or {}), cls.name
-        _PLAIN.add(cls)
-    op = cls.__new__(cls)
-    Operation.__init__(op, operands=operands, result_types=result_types, properties=properties or {}, successors=successors)
-    return op
-
-
 @functools.lru_cache(maxsize=256)
 def segments(*sizes: int) -> DenseArrayBase:
     """The ``operandSegmentSizes`` of an op with operand groups."""
@@ -319,6 +288,9 @@ NO_WRAP = IntegerAttr(0, 32)  # the overflow flags of llvm.add... without flags
 NSW = IntegerAttr(1, 32)  # nsw
 _INBOUNDS = UnitAttr()
 _ORDERING = IntegerAttr(0, i64)
+
+
+_Op = TypeVar("_Op", bound=Operation)
 
 
 def binop_props(cls: type[Operation], nsw: bool = False) -> dict | None:

@@ -1,0 +1,78 @@
+"""Building xDSL ops with their fields set directly.
+
+IRDL's generic constructor (argument lists, segment checks, setters) costs
+about ten times what an op needs, and a model's lowering builds tens of
+thousands of ops: the kernel emitter and the LLVM conversion build theirs
+here.  The result is the op IRDL would build, defaults included.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import TypeVar
+
+from xdsl.dialects.builtin import UNKNOWN_LOC
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue, SSAValues, Use
+from xdsl.irdl import AttrSizedSegments, OptionalDef
+
+_Op = TypeVar("_Op", bound=Operation)
+_PLAIN: set[type[Operation]] = set()
+
+
+def build(
+    cls: type[_Op], operands: Sequence[SSAValue], result_types: Sequence[Attribute] = (),
+    properties: dict | None = None, successors: Sequence[Block] = (), regions: Sequence[Region] = (),
+) -> _Op:  # fmt: skip
+    """``cls`` from its operands, result types and properties, its fields set
+    directly: IRDL's generic argument handling and ``Operation.__init__``'s
+    setters cost ten times more, and a model's lowering builds tens of
+    thousands of ops.  ``properties`` are the ones the class's own
+    constructor sets, segment sizes included; IRDL's defaults are added."""
+    if cls not in _PLAIN:
+        segmented = any(isinstance(o, AttrSizedSegments) for o in cls.get_irdl_definition().options)
+        assert not segmented or "operandSegmentSizes" in (properties or {}), cls.name
+        _PLAIN.add(cls)
+    op = _new(cls)
+    operands = SSAValues(operands)
+    uses = tuple(Use(op, i) for i in range(len(operands)))
+    for value, use in zip(operands, uses):
+        if (first := value.first_use) is not None:
+            first._prev_use = use  # noqa: SLF001  (IRWithUses.add_use, inlined)
+            use._next_use = first  # noqa: SLF001
+        value.first_use = use
+    op._operands, op._operand_uses = operands, uses  # noqa: SLF001
+    op.results = SSAValues(_result(t, op, i) for i, t in enumerate(result_types))
+    default_props, default_attrs = defaults(cls)
+    op.properties = props = dict(properties) if properties else {}
+    for name, value in default_props.items():  # after the given ones, as IRDL orders them
+        props.setdefault(name, value)
+    op.attributes = dict(default_attrs)
+    op.location = UNKNOWN_LOC
+    op.parent = op._next_op = op._prev_op = None  # noqa: SLF001
+    op.regions = ()
+    op._successors = op._successor_uses = ()  # noqa: SLF001
+    if successors:
+        op.successors = successors
+    for region in regions:
+        op.add_region(region)
+    return op
+
+
+_new = object.__new__
+
+
+def _result(t: Attribute, op: Operation, index: int) -> OpResult:
+    r = _new(OpResult)
+    r._type, r.op, r.index, r.first_use, r._name = t, op, index, None, None  # noqa: SLF001
+    return r
+
+
+@functools.cache
+def defaults(cls: type[Operation]) -> tuple[dict, dict]:
+    """The default properties and attributes IRDL gives a new ``cls`` op."""
+    d = cls.get_irdl_definition()
+    return tuple(
+        {n: f.default_value for n, f in fields.items() if not isinstance(f, OptionalDef) and f.default_value is not None}
+        for fields in (d.properties, d.attributes)
+    )  # type: ignore[return-value]
