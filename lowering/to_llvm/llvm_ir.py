@@ -20,6 +20,7 @@ import struct
 import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     Float16Type,
     Float32Type,
@@ -36,28 +37,33 @@ from graphopt.lowering.to_llvm.common import LoopToLLVMError, dense_to_numpy
 from graphopt.lowering.to_llvm.scalar import _tsuffix
 
 _FLAGS = ("reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn")  # LLVM's order
-_TYPES: dict[Attribute, str] = {}
+_TYPES: dict[int, tuple[Attribute, str]] = {}
 
 
 def ty(t: Attribute) -> str:
-    """The LLVM spelling of a type (cached: a module uses a few dozen)."""
-    s = _TYPES.get(t)
-    if s is None:
-        if isinstance(t, IntegerType):
-            s = f"i{t.width.data}"
-        elif isinstance(t, Float16Type | Float32Type | Float64Type):
-            s = {16: "half", 32: "float", 64: "double"}[t.bitwidth]
-        elif isinstance(t, llvm.LLVMPointerType):
-            s = "ptr"
-        elif isinstance(t, VectorType) and t.get_num_dims() == 1:
-            s = f"<{t.get_shape()[0]} x {ty(t.element_type)}>"
-        elif isinstance(t, llvm.LLVMArrayType):
-            s = f"[{t.size.data} x {ty(t.type)}]"
-        elif isinstance(t, llvm.LLVMVoidType):
-            s = "void"
-        else:
-            raise LoopToLLVMError(f"type {t} cannot be printed as LLVM IR")
-        _TYPES[t] = s
+    """The LLVM spelling of a type, cached by the type object's identity (a
+    module uses a few dozen type objects; hashing a type is slow).  The entry
+    holds the type, so its id is not reused while it is cached."""
+    hit = _TYPES.get(id(t))
+    if hit is not None and hit[0] is t:
+        return hit[1]
+    if isinstance(t, IntegerType):
+        s = f"i{t.width.data}"
+    elif isinstance(t, Float16Type | Float32Type | Float64Type):
+        s = {16: "half", 32: "float", 64: "double"}[t.bitwidth]
+    elif isinstance(t, llvm.LLVMPointerType):
+        s = "ptr"
+    elif isinstance(t, VectorType) and t.get_num_dims() == 1:
+        s = f"<{t.get_shape()[0]} x {ty(t.element_type)}>"
+    elif isinstance(t, llvm.LLVMArrayType):
+        s = f"[{t.size.data} x {ty(t.type)}]"
+    elif isinstance(t, llvm.LLVMVoidType):
+        s = "void"
+    else:
+        raise LoopToLLVMError(f"type {t} cannot be printed as LLVM IR")
+    if len(_TYPES) > 4096:
+        _TYPES.clear()
+    _TYPES[id(t)] = (t, s)
     return s
 
 
@@ -89,7 +95,7 @@ def _flags(op: Operation) -> str:
 
 def _bin(opcode: str):
     def p(f: _Function, op: Operation) -> str:
-        a, b = op.operands
+        a, b = op._operands  # noqa: SLF001  (IRDL's named accessors are slow; see _PRINTERS)
         ov = op.properties.get("overflowFlags")
         flags = ""
         if isinstance(ov, IntegerAttr) and ov.value.data:
@@ -106,16 +112,32 @@ def _bin(opcode: str):
 def _cast(opcode: str):
     def p(f: _Function, op: Operation) -> str:
         flag = " nneg" if "nonNeg" in op.properties else ""
-        return f"{opcode}{flag} {f.tv(op.operands[0])} to {ty(op.results[0].type)}"
+        return f"{opcode}{flag} {f.tv(op._operands[0])} to {ty(op.results[0].type)}"  # noqa: SLF001
 
     return p
 
 
 def _gep(f: _Function, op: llvm.GEPOp) -> str:
-    ssa = iter(op.ssa_indices)
-    idx = [f.tv(next(ssa)) if i == llvm.GEP_USE_SSA_VAL else f"i32 {i}" for i in op.rawConstantIndices.get_values()]
-    inb = " inbounds" if op.inbounds is not None else ""
-    return f"getelementptr{inb} {ty(op.elem_type)}, ptr {f.v(op.ptr)}, " + ", ".join(idx)
+    ptr, *ssa_indices = op._operands  # noqa: SLF001
+    ssa = iter(ssa_indices)
+    props = op.properties
+    idx = [f.tv(next(ssa)) if i == llvm.GEP_USE_SSA_VAL else f"i32 {i}" for i in _values(props["rawConstantIndices"])]
+    inb = " inbounds" if "inbounds" in props else ""
+    return f"getelementptr{inb} {ty(props['elem_type'])}, ptr {f.v(ptr)}, " + ", ".join(idx)
+
+
+_VALUES: dict[int, tuple[Attribute, tuple]] = {}
+
+
+def _values(array: DenseArrayBase) -> tuple:
+    """The values of a dense array, cached by identity as :func:`ty` caches
+    types (the conversion shares its index and mask arrays)."""
+    hit = _VALUES.get(id(array))
+    if hit is None or hit[0] is not array:
+        if len(_VALUES) > 4096:
+            _VALUES.clear()
+        hit = _VALUES[id(array)] = (array, tuple(array.get_values()))
+    return hit[1]
 
 
 def _align(op: Operation) -> str:
@@ -138,16 +160,18 @@ def _intrinsic(f: _Function, op: Operation, name: str, ret: Attribute | None) ->
 
 
 def _branch(f: _Function, op: Operation) -> str:
+    succ = op._successors  # noqa: SLF001
     if isinstance(op, llvm.BrOp):
-        return f"br label %{f.blocks[op.successor]}"
+        return f"br label %{f.blocks[succ[0]]}"
     assert isinstance(op, llvm.CondBrOp)
-    return f"br i1 {f.v(op.cond)}, label %{f.blocks[op.then_block]}, label %{f.blocks[op.else_block]}"
+    return f"br i1 {f.v(op._operands[0])}, label %{f.blocks[succ[0]]}, label %{f.blocks[succ[1]]}"  # noqa: SLF001
 
 
 def _shuffle(f: _Function, op: llvm.ShuffleVectorOp) -> str:
-    mask = op.mask.get_values()
+    mask = _values(op.properties["mask"])
     m = "zeroinitializer" if not any(mask) else "<" + ", ".join(f"i32 {i}" for i in mask) + ">"
-    return f"shufflevector {f.tv(op.v1)}, {f.tv(op.v2)}, <{len(mask)} x i32> {m}"
+    v1, v2 = op._operands  # noqa: SLF001
+    return f"shufflevector {f.tv(v1)}, {f.tv(v2)}, <{len(mask)} x i32> {m}"
 
 
 _ICMP = {p.to_int(): p.value for p in llvm.ICmpPredicateFlag}
@@ -165,12 +189,15 @@ _PRINTERS = {
         (llvm.TruncOp, "trunc"), (llvm.ZExtOp, "zext"), (llvm.SExtOp, "sext"), (llvm.BitcastOp, "bitcast"),
         (llvm.SIToFPOp, "sitofp"), (llvm.FPExtOp, "fpext"), (llvm.FPTruncOp, "fptrunc"),
     )},
-    llvm.ICmpOp: lambda f, op: f"icmp {_ICMP[op.predicate.value.data]} {f.tv(op.lhs)}, {f.v(op.rhs)}",
+    # Operands by position (``op._operands``), not by IRDL's named accessors:
+    # these are the most frequent ops, and an accessor costs a lookup of the
+    # op's definition.
+    llvm.ICmpOp: lambda f, op: f"icmp {_ICMP[op.predicate.value.data]} {f.tv(op._operands[0])}, {f.v(op._operands[1])}",
     llvm.FCmpOp: lambda f, op: f"fcmp{_flags(op)} {_FCMP[op.predicate.value.data]} {f.tv(op.lhs)}, {f.v(op.rhs)}",
     llvm.FNegOp: lambda f, op: f"fneg{_flags(op)} {f.tv(op.arg)}",
-    llvm.SelectOp: lambda f, op: f"select{_flags(op)} {f.tv(op.cond)}, {f.tv(op.lhs)}, {f.tv(op.rhs)}",
-    llvm.LoadOp: lambda f, op: f"load {ty(op.dereferenced_value.type)}, ptr {f.v(op.ptr)}{_align(op)}",
-    llvm.StoreOp: lambda f, op: f"store {f.tv(op.value)}, ptr {f.v(op.ptr)}{_align(op)}",
+    llvm.SelectOp: lambda f, op: f"select{_flags(op)} {', '.join(f.tv(a) for a in op._operands)}",
+    llvm.LoadOp: lambda f, op: f"load {ty(op.results[0].type)}, ptr {f.v(op._operands[0])}{_align(op)}",
+    llvm.StoreOp: lambda f, op: f"store {f.tv(op._operands[0])}, ptr {f.v(op._operands[1])}{_align(op)}",
     llvm.GEPOp: _gep,
     llvm.AllocaOp: lambda f, op: f"alloca {ty(op.elem_type)}, {f.tv(op.size)}{_align(op)}",
     llvm.CallOp: _call,
@@ -261,7 +288,7 @@ def _function(fn: llvm.FuncOp, out: list[str], declare) -> None:
             lines.append(f"  {f.names[op.results[0]]} = {text}\n" if op.results else f"  {text}\n")
             if t is llvm.BrOp or t is llvm.CondBrOp:
                 here = f.blocks[block]
-                edges = [(op.successor, op.arguments)] if t is llvm.BrOp else [
+                edges = [(op._successors[0], op._operands)] if t is llvm.BrOp else [  # noqa: SLF001
                     (op.then_block, op.then_arguments), (op.else_block, op.else_arguments)]  # fmt: skip
                 for succ, values in edges:
                     for arg, value in zip(succ.args, values, strict=True):
