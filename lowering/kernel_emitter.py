@@ -73,12 +73,14 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
     TensorType,
+    i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.traits import is_side_effect_free
@@ -238,6 +240,9 @@ class KernelEmitter:
 
     def addf(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.pure(arith.AddfOp, (a, b), a.type)
+
+    def shuffle(self, a: SSAValue, b: SSAValue, mask: Sequence[int], vt: Attribute) -> SSAValue:
+        return self.pure(vector.ShuffleOp, (a, b), vt, {"mask": _mask(tuple(mask))})
 
     def vload(self, buffer: SSAValue, indices: Sequence[SSAValue], vt: Attribute) -> SSAValue:
         """A vector load in the current scope (from a buffer the kernel writes)."""
@@ -635,6 +640,11 @@ INDEX = IndexType()
 @functools.lru_cache(maxsize=4096)
 def _index_attr(value: int) -> IntegerAttr:
     return IntegerAttr(value, INDEX)
+
+
+@functools.lru_cache(maxsize=1024)
+def _mask(values: tuple[int, ...]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, values)
 
 
 def _folded(fold: Callable[[int, int], int | None], operands: Sequence[SSAValue], constant_of: dict) -> int | None:

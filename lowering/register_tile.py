@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, vector
-from xdsl.dialects.builtin import DenseArrayBase, VectorType, f32, i64
+from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
 from graphopt.dialects import graph
@@ -93,7 +93,7 @@ def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, 
         for stage in stages:
             done = list(vecs)
             for a, b, out, mask in stage:
-                done[out] = em.emit(vector.ShuffleOp(vecs[a], vecs[b], DenseArrayBase.from_list(i64, mask), result_type=vt)).results[0]
+                done[out] = em.shuffle(vecs[a], vecs[b], mask, vt)
             vecs = done
         for vec, j in zip(vecs, first):
             em.vstore(vec, dst, [em.index((v * lanes + j) * TRANSPOSE_ROWS)])

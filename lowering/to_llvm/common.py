@@ -270,6 +270,21 @@ class InPlaceCastPattern(RewritePattern):
             state.casts.append(op)
 
 
+_T = TypeVar("_T")
+
+
+def by_identity(table: dict[int, tuple[object, _T]], key: object, make: Callable[[], _T]) -> _T:
+    """``make()`` cached in ``table`` by ``key``'s identity: hashing an xDSL
+    attribute is slow, and a module shares a few hundred attribute objects.
+    The entry holds ``key``, so its id is not reused while it is cached."""
+    hit = table.get(id(key))
+    if hit is None or hit[0] is not key:
+        if len(table) > 4096:
+            table.clear()
+        hit = table[id(key)] = (key, make())
+    return hit[1]
+
+
 @functools.lru_cache(maxsize=4096)
 def int_attr(value: int, t: IntegerType) -> IntegerAttr:
     """An ``IntegerAttr``, built once per value and type (building one checks

@@ -33,38 +33,32 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from graphopt.lowering.to_llvm.common import LoopToLLVMError, dense_to_numpy
+from graphopt.lowering.to_llvm.common import LoopToLLVMError, by_identity, dense_to_numpy
 from graphopt.lowering.to_llvm.scalar import _tsuffix
 
 _FLAGS = ("reassoc", "nnan", "ninf", "nsz", "arcp", "contract", "afn")  # LLVM's order
-_TYPES: dict[int, tuple[Attribute, str]] = {}
+_TYPES: dict = {}
 
 
 def ty(t: Attribute) -> str:
-    """The LLVM spelling of a type, cached by the type object's identity (a
-    module uses a few dozen type objects; hashing a type is slow).  The entry
-    holds the type, so its id is not reused while it is cached."""
-    hit = _TYPES.get(id(t))
-    if hit is not None and hit[0] is t:
-        return hit[1]
+    """The LLVM spelling of a type (cached: a module uses a few dozen)."""
+    return by_identity(_TYPES, t, lambda: _spell(t))
+
+
+def _spell(t: Attribute) -> str:
     if isinstance(t, IntegerType):
-        s = f"i{t.width.data}"
-    elif isinstance(t, Float16Type | Float32Type | Float64Type):
-        s = {16: "half", 32: "float", 64: "double"}[t.bitwidth]
-    elif isinstance(t, llvm.LLVMPointerType):
-        s = "ptr"
-    elif isinstance(t, VectorType) and t.get_num_dims() == 1:
-        s = f"<{t.get_shape()[0]} x {ty(t.element_type)}>"
-    elif isinstance(t, llvm.LLVMArrayType):
-        s = f"[{t.size.data} x {ty(t.type)}]"
-    elif isinstance(t, llvm.LLVMVoidType):
-        s = "void"
-    else:
-        raise LoopToLLVMError(f"type {t} cannot be printed as LLVM IR")
-    if len(_TYPES) > 4096:
-        _TYPES.clear()
-    _TYPES[id(t)] = (t, s)
-    return s
+        return f"i{t.width.data}"
+    if isinstance(t, Float16Type | Float32Type | Float64Type):
+        return {16: "half", 32: "float", 64: "double"}[t.bitwidth]
+    if isinstance(t, llvm.LLVMPointerType):
+        return "ptr"
+    if isinstance(t, VectorType) and t.get_num_dims() == 1:
+        return f"<{t.get_shape()[0]} x {ty(t.element_type)}>"
+    if isinstance(t, llvm.LLVMArrayType):
+        return f"[{t.size.data} x {ty(t.type)}]"
+    if isinstance(t, llvm.LLVMVoidType):
+        return "void"
+    raise LoopToLLVMError(f"type {t} cannot be printed as LLVM IR")
 
 
 def _float(v: float, t: Attribute) -> str:
@@ -126,18 +120,11 @@ def _gep(f: _Function, op: llvm.GEPOp) -> str:
     return f"getelementptr{inb} {ty(props['elem_type'])}, ptr {f.v(ptr)}, " + ", ".join(idx)
 
 
-_VALUES: dict[int, tuple[Attribute, tuple]] = {}
+_VALUES: dict = {}  # the conversion shares its index and mask arrays
 
 
 def _values(array: DenseArrayBase) -> tuple:
-    """The values of a dense array, cached by identity as :func:`ty` caches
-    types (the conversion shares its index and mask arrays)."""
-    hit = _VALUES.get(id(array))
-    if hit is None or hit[0] is not array:
-        if len(_VALUES) > 4096:
-            _VALUES.clear()
-        hit = _VALUES[id(array)] = (array, tuple(array.get_values()))
-    return hit[1]
+    return by_identity(_VALUES, array, lambda: tuple(array.get_values()))
 
 
 def _align(op: Operation) -> str:

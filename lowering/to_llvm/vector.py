@@ -26,6 +26,7 @@ from graphopt.lowering.to_llvm.common import (
     LoopToLLVMError,
     access_props,
     as_llvm,
+    by_identity,
     build,
     const,
     memref_type,
@@ -77,13 +78,15 @@ class FMAPattern(RewritePattern):
         morph(rewriter, op, llvm.FMAOp, (op.lhs, op.rhs, op.acc))
 
 
+_MASKS: dict = {}  # the emitter shares one array per mask: converted once
+
+
 class ShufflePattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         assert isinstance(op, vector.ShuffleOp)
         if op.v1.type.get_num_dims() != 1:
             raise LoopToLLVMError(f"vector.shuffle of {op.v1.type}: only 1-D vectors are supported")
-        mask = DenseArrayBase.from_list(i32, list(op.mask.get_values()))
-        morph(rewriter, op, llvm.ShuffleVectorOp, (op.v1, op.v2), {"mask": mask})
+        morph(rewriter, op, llvm.ShuffleVectorOp, (op.v1, op.v2), {"mask": by_identity(_MASKS, op.mask, lambda: DenseArrayBase.from_list(i32, list(op.mask.get_values())))})
 
 
 @dataclass(frozen=True)
