@@ -237,7 +237,7 @@ def idx_plus(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
 
 
 def _load(em: KernelEmitter, buf: SSAValue, idx: list[SSAValue]) -> SSAValue:
-    return em.emit_here(memref.LoadOp.get(buf, idx)).results[0]
+    return em.load_here(buf, idx)
 
 
 def _ranges(lo: int, hi: int, extent: int) -> tuple[int, int]:

@@ -24,7 +24,6 @@ slower (64->64 @56: 2.4 -> 2.9 ms), so such rows keep the channel lanes.
 
 from __future__ import annotations
 
-from xdsl.dialects import memref
 from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
@@ -86,7 +85,7 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
                 for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
                     a = em.vload(xq, [ch, s_at, i, idx_plus(em, ox0, qx)], vt)
                     for j in range(CHANNELS):
-                        w = em.emit_here(memref.LoadOp.get(plan.packed, [g, jb, k, em.index(col0 + j)])).results[0]
+                        w = em.load_here(plan.packed, [g, jb, k, em.index(col0 + j)])
                         wv = em.splat(w, vt)
                         nxt[j] = em.fma(a, wv, nxt[j])
                 return nxt

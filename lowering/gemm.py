@@ -327,7 +327,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             nxt = []
             for r in range(rows):
                 if isinstance(a_buf, SSAValue):
-                    a = em.emit_here(memref.LoadOp.get(a_buf, plan.a_index(em, a_b, a_rows[r], ka))).results[0]
+                    a = em.load_here(a_buf, plan.a_index(em, a_b, a_rows[r], ka))
                 else:  # a splat constant A (a pointwise conv's uniform weight)
                     a = em.value_at(plan.a, plan.a_index(em, a_b, a_rows[r], ka))
                 av = em.splat(a, vt)

@@ -518,6 +518,10 @@ class KernelEmitter:
         """A load from a buffer this kernel writes: never memoised."""
         return self.pure(memref.LoadOp, (buffer, *indices), buffer.type.element_type)  # type: ignore[attr-defined]
 
+    def load_here(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+        """A load in the current scope (not hoisted to its operands' scope)."""
+        return self.here(memref.LoadOp, (buffer, *indices), (buffer.type.element_type,)).results[0]  # type: ignore[attr-defined]
+
     def local_buffer(self, shape: Sequence[int], element_type: Attribute) -> SSAValue:
         """A small kernel-local buffer (a stack ``memref.alloca`` at entry)."""
         alloca = memref.AllocaOp.get(element_type, shape=list(shape))
