@@ -76,3 +76,22 @@ def defaults(cls: type[Operation]) -> tuple[dict, dict]:
         {n: f.default_value for n, f in fields.items() if not isinstance(f, OptionalDef) and f.default_value is not None}
         for fields in (d.properties, d.attributes)
     )  # type: ignore[return-value]
+
+
+def attach(block: Block, op: Operation, before: Operation | None = None) -> None:
+    """Insert the new ``op`` into ``block`` before ``before`` (at the end when
+    None): ``Block.insert_op_before`` without its check that ``op`` does not
+    hold ``block``, a walk up to the module per op (an op just built holds no
+    block of the module)."""
+    assert op.parent is None and (before is None or before.parent is block)
+    op.parent = block
+    prev = block._last_op if before is None else before._prev_op  # noqa: SLF001
+    op._prev_op, op._next_op = prev, before  # noqa: SLF001
+    if prev is None:
+        block._first_op = op  # noqa: SLF001
+    else:
+        prev._next_op = op  # noqa: SLF001
+    if before is None:
+        block._last_op = op  # noqa: SLF001
+    else:
+        before._prev_op = op  # noqa: SLF001

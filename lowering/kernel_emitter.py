@@ -88,7 +88,7 @@ from xdsl.traits import is_side_effect_free
 from graphopt import errors, rules
 from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.lowering import parallel_split
-from graphopt.lowering.builder import build, defaults
+from graphopt.lowering.builder import attach, build, defaults
 
 
 class LoweringError(errors.LoweringError):
@@ -134,12 +134,7 @@ class Scope:
     terminator: Operation | None = None
 
     def insert(self, op: Operation) -> None:
-        if self.open_loops:
-            self.block.insert_op_before(op, self.open_loops[-1])
-        elif self.terminator is not None:
-            self.block.insert_op_before(op, self.terminator)
-        else:
-            self.block.add_op(op)
+        attach(self.block, op, self.open_loops[-1] if self.open_loops else self.terminator)
 
     def lookup(self, key: Hashable) -> SSAValue | None:
         scope: Scope | None = self
@@ -442,10 +437,10 @@ class KernelEmitter:
         self, for_op: scf.ForOp | scf.ParallelOp, scope: Scope, yielded: Sequence[SSAValue]
     ) -> None:
         if isinstance(for_op, scf.ParallelOp):
-            scope.block.add_op(build(scf.ReduceOp, ()))
+            attach(scope.block, build(scf.ReduceOp, ()))
             self._in_parallel -= 1
         else:
-            scope.block.add_op(build(scf.YieldOp, yielded))
+            attach(scope.block, build(scf.YieldOp, yielded))
         parent = scope.parent
         assert parent is not None and parent.open_loops[-1] is for_op
         parent.open_loops.pop()
