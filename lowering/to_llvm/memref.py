@@ -160,18 +160,19 @@ class AccessPattern(RewritePattern):
     bounds_check: bool = False
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if isinstance(op, memref.LoadOp):
-            ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
+        if isinstance(op, memref.LoadOp):  # operands by position: (memref, *indices)
+            ptr = element_ptr(rewriter, op, op._operands[0], op._operands[1:], self.bounds_check)  # noqa: SLF001
             st = storage_type(op.res.type)
             if st == llvm_type(op.res.type):
                 morph(rewriter, op, llvm.LoadOp, (ptr,), access_props())
                 return
             wide = build(llvm.LoadOp, (ptr,), (st,), access_props())  # an i1 is a byte in memory
             replace_with_llvm(rewriter, op, [wide, trunc := llvm.TruncOp(wide.results[0], op.res.type)], trunc.results)
-        elif isinstance(op, memref.StoreOp):
-            ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
-            value = as_llvm(rewriter, op.value, InsertPoint.before(op))
-            st = storage_type(op.value.type)
+        elif isinstance(op, memref.StoreOp):  # (value, memref, *indices)
+            stored, ref, *indices = op._operands  # noqa: SLF001
+            ptr = element_ptr(rewriter, op, ref, indices, self.bounds_check)
+            value = as_llvm(rewriter, stored, InsertPoint.before(op))
+            st = storage_type(stored.type)
             if st == value.type:
                 morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props())
                 return

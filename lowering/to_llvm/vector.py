@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
@@ -36,20 +36,23 @@ from graphopt.lowering.to_llvm.common import (
 from graphopt.lowering.to_llvm.memref import element_ptr
 
 
-def _alignment(op: vector.LoadOp | vector.StoreOp) -> int:
-    element = static_memref(memref_type(op.base), op.name).element_type
+def _alignment(op: vector.LoadOp | vector.StoreOp, base: SSAValue) -> int:
+    element = static_memref(memref_type(base), op.name).element_type
     return max(1, element.bitwidth // 8) if hasattr(element, "bitwidth") else 1
 
 
 class AccessPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        # Operands by position: (base, *indices) and (vector, base, *indices).
         if isinstance(op, vector.LoadOp):
-            ptr = element_ptr(rewriter, op, op.base, op.indices)
-            morph(rewriter, op, llvm.LoadOp, (ptr,), access_props(_alignment(op)))
+            base, *indices = op._operands  # noqa: SLF001
+            ptr = element_ptr(rewriter, op, base, indices)
+            morph(rewriter, op, llvm.LoadOp, (ptr,), access_props(_alignment(op, base)))
         elif isinstance(op, vector.StoreOp):
-            ptr = element_ptr(rewriter, op, op.base, op.indices)
-            value = as_llvm(rewriter, op.vector, InsertPoint.before(op))
-            morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props(_alignment(op)))
+            stored, base, *indices = op._operands  # noqa: SLF001
+            ptr = element_ptr(rewriter, op, base, indices)
+            value = as_llvm(rewriter, stored, InsertPoint.before(op))
+            morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props(_alignment(op, base)))
 
 
 @functools.lru_cache(maxsize=16)
