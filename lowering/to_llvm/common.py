@@ -33,7 +33,7 @@ from typing import ClassVar, TypeVar
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import llvm
+from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
@@ -55,7 +55,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -453,10 +453,12 @@ class ConversionPass(ModulePass):
 
 
 def _attached(op: Operation, module: ModuleOp) -> bool:
-    """``op`` is still in ``module`` (not erased, nor inside an erased op)."""
-    while (parent := op.parent_op()) is not None:
-        op = parent
-    return op is module
+    """``op`` is still in ``module`` (not erased, nor inside an erased op):
+    its chain of parent blocks, regions and ops reaches the module."""
+    node: Operation | Block | Region | None = op
+    while node is not None and node is not module:
+        node = node.parent
+    return node is module
 
 
 def numpy_dtype(t: Attribute) -> np.dtype:
@@ -492,11 +494,12 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr, shape: Sequence[int] | None 
 
 
 def constant_int(value: SSAValue) -> int | None:
-    """The value of an integer constant (arith or llvm, through casts)."""
+    """The value of an integer constant (arith or llvm, through casts); by
+    exact class, as the conversions ask it for every index they meet."""
     op = value.owner
-    if isinstance(op, UnrealizedConversionCastOp):
-        op = op.inputs[0].owner
-    if not isinstance(op, Operation) or op.name not in ("arith.constant", "llvm.mlir.constant"):
+    if type(op) is UnrealizedConversionCastOp:
+        op = op._operands[0].owner  # noqa: SLF001
+    if type(op) is not arith.ConstantOp and type(op) is not llvm.ConstantOp:
         return None
-    attr = getattr(op, "value", None)
-    return attr.value.data if isinstance(attr, IntegerAttr) else None
+    attr = op.properties.get("value")  # type: ignore[union-attr]
+    return attr.value.data if type(attr) is IntegerAttr else None

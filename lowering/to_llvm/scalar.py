@@ -23,10 +23,11 @@ from graphopt.lowering.to_llvm.common import as_llvm, build, cast_back, const as
 
 
 class Emitter:
-    """Inserts llvm ops before ``op``; records libm functions it calls."""
+    """Inserts llvm ops at ``at`` (before the op converted); records libm
+    functions it calls."""
 
-    def __init__(self, rewriter: PatternRewriter, op: Operation, externals: dict[str, llvm.LLVMFunctionType]):
-        self.rewriter, self.at, self.externals = rewriter, InsertPoint.before(op), externals
+    def __init__(self, rewriter: PatternRewriter, at: InsertPoint, externals: dict[str, llvm.LLVMFunctionType]):
+        self.rewriter, self.at, self.externals = rewriter, at, externals
         self.created: list[Operation] = []
         self.morphed = False
 
@@ -151,7 +152,7 @@ class ScalarPattern(RewritePattern):
                 return
         flags = getattr(op.properties.get("fastmath"), "data", None)
         operands = [as_llvm(rewriter, v, at) for v in op.operands]
-        e = Emitter(rewriter, op, self.externals)
+        e = Emitter(rewriter, at, self.externals)
         results = self.fold(e, op, operands) if type(op) in self.folders and self.fold is not None else None
         if results is None:
             results = handler(e, op, operands)
