@@ -88,7 +88,7 @@ from xdsl.traits import is_side_effect_free
 from graphopt import errors, rules
 from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.lowering import parallel_split
-from graphopt.lowering.builder import attach, build, defaults
+from graphopt.lowering.op_builder import attach, build, defaults
 
 
 class LoweringError(errors.LoweringError):

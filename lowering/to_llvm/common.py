@@ -64,7 +64,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.errors import LoweringError
-from graphopt.lowering.builder import build, defaults
+from graphopt.lowering.op_builder import build, defaults
 from graphopt.transforms.levels import require_lowered
 
 PTR = llvm.LLVMPointerType()
