@@ -35,14 +35,22 @@ def build(
         _PLAIN.add(cls)
     op = _new(cls)
     operands = SSAValues(operands)
-    uses = tuple(Use(op, i) for i in range(len(operands)))
-    for value, use in zip(operands, uses):
-        if (first := value.first_use) is not None:
-            first._prev_use = use  # noqa: SLF001  (IRWithUses.add_use, inlined)
-            use._next_use = first  # noqa: SLF001
+    uses = []
+    for index, value in enumerate(operands):  # Use(op, index) and IRWithUses.add_use, inlined
+        use = _new(Use)
+        use._operation, use._index, use._prev_use = op, index, None  # noqa: SLF001
+        use._next_use = first = value.first_use  # noqa: SLF001
+        if first is not None:
+            first._prev_use = use  # noqa: SLF001
         value.first_use = use
-    op._operands, op._operand_uses = operands, uses  # noqa: SLF001
-    op.results = SSAValues(_result(t, op, i) for i, t in enumerate(result_types))
+        uses.append(use)
+    op._operands, op._operand_uses = operands, tuple(uses)  # noqa: SLF001
+    results = []
+    for index, t in enumerate(result_types):
+        r = _new(OpResult)
+        r._type, r.op, r.index, r.first_use, r._name = t, op, index, None, None  # noqa: SLF001
+        results.append(r)
+    op.results = SSAValues(results)
     default_props, default_attrs = defaults(cls)
     op.properties = props = dict(properties) if properties else {}
     for name, value in default_props.items():  # after the given ones, as IRDL orders them
@@ -60,12 +68,6 @@ def build(
 
 
 _new = object.__new__
-
-
-def _result(t: Attribute, op: Operation, index: int) -> OpResult:
-    r = _new(OpResult)
-    r._type, r.op, r.index, r.first_use, r._name = t, op, index, None, None  # noqa: SLF001
-    return r
 
 
 @functools.cache
