@@ -88,7 +88,7 @@ from xdsl.traits import is_side_effect_free
 from graphopt import errors, rules
 from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.lowering import parallel_split
-from graphopt.lowering.op_builder import attach, build, defaults
+from graphopt.lowering.op_builder import attach, build, with_defaults
 
 
 class LoweringError(errors.LoweringError):
@@ -212,7 +212,7 @@ class KernelEmitter:
             return self.index_in(scope, value)
         if (pure := _PURE.get(cls)) is None:  # the class's first op: emit() learns its purity
             return self.emit(build(cls, operands, (result_type,), properties)).results[0]
-        props = _with_defaults(cls, properties)
+        props = with_defaults(cls, properties)
         key = (cls, operands, tuple(props.items()), (), (result_type,)) if pure else None
         if key is not None and (hit := scope.ops.get(key)) is not None:
             return hit.results[0]
@@ -653,14 +653,6 @@ def _folded(fold: Callable[[int, int], int | None], operands: Sequence[SSAValue]
         return None
     value = fold(*values)
     return value if value is not None and -(1 << 62) < value < 1 << 62 else None
-
-
-def _with_defaults(cls: type[Operation], properties: dict | None) -> dict:
-    """The properties a new ``cls`` op gets (``build`` adds IRDL's defaults)."""
-    props = dict(properties) if properties else {}
-    for name, value in defaults(cls)[0].items():
-        props.setdefault(name, value)
-    return props
 
 
 _PURE: dict[type[Operation], bool] = {arith.RemUIOp: True, arith.ExtSIOp: True}

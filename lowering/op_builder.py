@@ -51,11 +51,8 @@ def build(
         r._type, r.op, r.index, r.first_use, r._name = t, op, index, None, None  # noqa: SLF001
         results.append(r)
     op.results = SSAValues(results)
-    default_props, default_attrs = defaults(cls)
-    op.properties = props = dict(properties) if properties else {}
-    for name, value in default_props.items():  # after the given ones, as IRDL orders them
-        props.setdefault(name, value)
-    op.attributes = dict(default_attrs)
+    op.properties = with_defaults(cls, properties)
+    op.attributes = dict(defaults(cls)[1])
     op.location = UNKNOWN_LOC
     op.parent = op._next_op = op._prev_op = None  # noqa: SLF001
     op.regions = ()
@@ -97,3 +94,11 @@ def attach(block: Block, op: Operation, before: Operation | None = None) -> None
         block._last_op = op  # noqa: SLF001
     else:
         before._prev_op = op  # noqa: SLF001
+
+
+def with_defaults(cls: type[Operation], properties: dict | None) -> dict:
+    """``properties`` and then IRDL's defaults for the others, in IRDL's order."""
+    props = dict(properties) if properties else {}
+    for name, value in defaults(cls)[0].items():
+        props.setdefault(name, value)
+    return props

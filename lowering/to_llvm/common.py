@@ -64,7 +64,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.errors import LoweringError
-from graphopt.lowering.op_builder import build, defaults
+from graphopt.lowering.op_builder import build, defaults, with_defaults
 from graphopt.transforms.levels import require_lowered
 
 PTR = llvm.LLVMPointerType()
@@ -217,11 +217,8 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
     if len(operands) != len(op.operands) or any(a is not b for a, b in zip(operands, op.operands)):
         op.operands = operands
     op.__class__ = cls
-    default_props, default_attrs = defaults(cls)
-    op.properties = dict(properties) if properties else {}
-    for name, value in default_props.items():
-        op.properties.setdefault(name, value)
-    op.attributes = dict(default_attrs)
+    op.properties = with_defaults(cls, properties)
+    op.attributes = dict(defaults(cls)[1])
     rewriter.has_done_action = True
     state = _IN_PLACE.get()
     for r in op.results:
