@@ -14,7 +14,7 @@ from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, build, retype_block_arguments, segments
+from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, morph, retype_block_arguments, segments
 
 
 class BranchPattern(RewritePattern):
@@ -24,15 +24,14 @@ class BranchPattern(RewritePattern):
         at = InsertPoint.before(op)
         for block in op.successors:
             retype_block_arguments(rewriter, block)
+        # In place (common.morph): same successors, the operands in llvm types.
         if isinstance(op, cf.BranchOp):
-            args = [as_llvm(rewriter, a, at) for a in op.arguments]
-            new: Operation = build(llvm.BrOp, args, successors=(op.successor,))
+            morph(rewriter, op, llvm.BrOp, [as_llvm(rewriter, a, at) for a in op.operands])
         else:
             then = [as_llvm(rewriter, a, at) for a in op.then_arguments]
             other = [as_llvm(rewriter, a, at) for a in op.else_arguments]
             props = {"operandSegmentSizes": segments(1, len(then), len(other))}
-            new = build(llvm.CondBrOp, [op.cond, *then, *other], (), props, (op.then_block, op.else_block))
-        rewriter.replace(op, [new], [])
+            morph(rewriter, op, llvm.CondBrOp, [op.cond, *then, *other], props)
 
 
 @dataclass(frozen=True)
