@@ -209,18 +209,18 @@ class _Function:
     """The names of one function's values and blocks while it is printed."""
 
     def __init__(self, declare) -> None:
-        self.names: dict[SSAValue, str] = {}
+        self.names: dict[int, str] = {}  # by id(value): SSAValue.__hash__ is a Python call
         self.blocks: dict[Block, str] = {}
         self.declare = declare
 
     def v(self, value: SSAValue) -> str:
-        name = self.names.get(value)
+        name = self.names.get(id(value))
         if name is None:
             owner = value.owner
             inline = _INLINE.get(type(owner))
             if inline is None:
                 raise LoopToLLVMError(f"a value of '{getattr(owner, 'name', 'block')}' is used before it is defined")
-            name = self.names[value] = inline(owner)
+            name = self.names[id(value)] = inline(owner)
         return name
 
     def tv(self, value: SSAValue) -> str:
@@ -241,25 +241,25 @@ def _function(fn: llvm.FuncOp, out: list[str], declare) -> None:
         return
     f = _Function(declare)
     blocks = list(fn.body.blocks)
-    incoming: dict[SSAValue, list[str]] = {}
+    incoming: dict[int, list[str]] = {}  # by id, as names
     for i, block in enumerate(blocks):
         f.blocks[block] = f"b{i}"
     for i, arg in enumerate(blocks[0].args):
-        f.names[arg] = f"%a{i}"
+        f.names[id(arg)] = f"%a{i}"
     n = 0
     for block in blocks[1:]:
         for arg in block.args:
-            f.names[arg] = f"%v{n}"
-            incoming[arg] = []
+            f.names[id(arg)] = f"%v{n}"
+            incoming[id(arg)] = []
             n += 1
     for block in blocks:
         for op in block.ops:
             if op.results and type(op) not in _INLINE:
-                f.names[op.results[0]] = f"%v{n}"
+                f.names[id(op.results[0])] = f"%v{n}"
                 n += 1
     linkage = fn.linkage.linkage.data
     head = "define" if linkage == "external" else f"define {linkage}"
-    args = ", ".join(f"{p} {f.names[a]}" for p, a in zip(params, blocks[0].args))
+    args = ", ".join(f"{p} {f.names[id(a)]}" for p, a in zip(params, blocks[0].args))
     out.append(f'{head} {ret} @"{name}"({args}){" noinline" if linkage != "external" else ""}\n{{\n')
     body: list[list[str]] = []
     for block in blocks:
@@ -272,19 +272,19 @@ def _function(fn: llvm.FuncOp, out: list[str], declare) -> None:
             if printer is None:
                 raise LoopToLLVMError(f"'{op.name}' cannot be printed as LLVM IR (in @{name})")
             text = printer(f, op)
-            lines.append(f"  {f.names[op.results[0]]} = {text}\n" if op.results else f"  {text}\n")
+            lines.append(f"  {f.names[id(op.results[0])]} = {text}\n" if op.results else f"  {text}\n")
             if t is llvm.BrOp or t is llvm.CondBrOp:
                 here = f.blocks[block]
                 edges = [(op._successors[0], op._operands)] if t is llvm.BrOp else [  # noqa: SLF001
                     (op.then_block, op.then_arguments), (op.else_block, op.else_arguments)]  # fmt: skip
                 for succ, values in edges:
                     for arg, value in zip(succ.args, values, strict=True):
-                        incoming[arg].append(f"[{f.v(value)}, %{here}]")
+                        incoming[id(arg)].append(f"[{f.v(value)}, %{here}]")
         body.append(lines)
     for block, lines in zip(blocks, body):
         out.append(f"{f.blocks[block]}:\n")
         for arg in block.args if block is not blocks[0] else ():
-            out.append(f"  {f.names[arg]} = phi {ty(arg.type)} {', '.join(incoming[arg])}\n")
+            out.append(f"  {f.names[id(arg)]} = phi {ty(arg.type)} {', '.join(incoming[id(arg)])}\n")
         out.extend(lines)
     out.append("}\n\n")
 
