@@ -141,3 +141,20 @@ def test_cnn_training_step_runs_the_backward_schedules() -> None:
     for _ in range(30):
         loss, *got = step(xs, ys, *got)
     assert float(loss) < 0.5 * float(loss0)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_grad_input_blocks_are_finer_than_the_forward_conv(stride) -> None:
+    """grad_input sums about GRAD_INPUT_BLOCK_PRODUCTS products per block (the
+    forward conv: 128), so at 3x3 64->64 it errs less against float64 than
+    with the forward conv's blocks (onnxruntime's ConvTranspose sums 64 per
+    tap, then the taps: benchmarks/kernels.py)."""
+    window = ((stride, stride), (1, 1, 1, 1), (1, 1), 1)
+    module, args, want = build("input", (1, 64, 20, 20), (64, 64, 3, 3), window, constant=False)
+    fine = rel_err(graphopt.compile(module, opt_level=2)["f"](*args), want)
+    conv_grad.GRAD_INPUT_BLOCK_PRODUCTS = 128
+    try:
+        coarse = rel_err(graphopt.compile(module, opt_level=2)["f"](*args), want)
+    finally:
+        conv_grad.GRAD_INPUT_BLOCK_PRODUCTS = 36
+    assert fine < coarse, (fine, coarse)
