@@ -158,3 +158,27 @@ def test_grad_input_blocks_are_finer_than_the_forward_conv(stride) -> None:
     finally:
         conv_grad.GRAD_INPUT_BLOCK_PRODUCTS = 36
     assert fine < coarse, (fine, coarse)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_non_finite_run_time_weight_matches_the_reference(stride) -> None:
+    """The micro-kernel multiplies the gradient's zero padding by the weight;
+    the op has no such term (reference, ONNX ConvTranspose).  A weight read
+    at run time holding inf or NaN takes the scalar loops: NaN exactly where
+    the reference has it, at 1 and 2 threads; a finite one the micro-kernel."""
+    window = ((stride, stride), (1, 1, 1, 1), (1, 1), 1)
+    module, (w, g), _ = build("input", (1, 16, 12, 12), (16, 16, 3, 3), window, constant=False)
+    assert uses_micro_kernel(module)
+    cm = compile_threaded(module, opt_level=2)
+    for bad in (np.inf, np.nan):
+        wb = w.copy()
+        wb[3, 5, 0, 0] = bad  # a corner tap: padding terms at the borders
+        with np.errstate(all="ignore"):
+            want = interpret(module, wb, g)[0]
+        assert np.isnan(want).sum() < want.size // 2
+        for got in call_threaded(cm, [wb, g]):
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    want = interpret(module, w, g)[0]
+    for got in call_threaded(cm, [w, g]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
