@@ -182,3 +182,22 @@ def test_non_finite_run_time_weight_matches_the_reference(stride) -> None:
     want = interpret(module, w, g)[0]
     for got in call_threaded(cm, [w, g]):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_forward_conv_multiplies_its_padding_as_the_reference() -> None:
+    """The forward conv's padding is a real zero (ONNX; the reference pads
+    too): an inf weight read at run time gives NaN at the same border pixels
+    in the micro-kernel and in the reference, at 1 and 2 threads."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 16, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    w[3, 5, 0, 0] = np.inf
+    b = GraphBuilder("f")
+    module = b.build(b.conv2d(b.input(x.shape), b.input(w.shape), (1, 1), (1, 1, 1, 1), (1, 1), 1))
+    assert uses_micro_kernel(module)
+    with np.errstate(all="ignore"):
+        want = interpret(module, x, w)[0]
+    assert np.isnan(want[0, 3, 0]).all() and not np.isnan(want[0, 3, 1:, 1:]).any()
+    (got,) = call_threaded(compile_threaded(module, opt_level=2), [x, w])
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
