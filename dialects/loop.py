@@ -247,7 +247,7 @@ def check_loop_level_op(op: Operation) -> None:
             size = 1
             for extent in shape:
                 size *= extent
-            if lanes > size >= 0:
+            if isinstance(vt, VectorType) and lanes > size >= 0:
                 raise VerifyException(f"{op.name}: a vector of {lanes} does not fit in {t}")
             consts = [constant_index(idx) for idx in op.indices]
             for dim, (extent, c) in enumerate(zip(shape, consts)):
