@@ -27,7 +27,8 @@ hand-written loop IR cannot crash or hang the process):
   one-dimensional without reductions (its iterations must write separate
   elements);
 * a ``memref.load``/``memref.store`` index that is a constant must lie inside
-  the memref; an index computed at run time is trusted, unless the module is
+  the memref; a ``vector.load``/``store`` (its lanes contiguous from the
+  indexed element, possibly on into the next row) must end inside it; an index computed at run time is trusted, unless the module is
   lowered with ``lower-loop-to-llvm{bounds-check=true}``, which guards every
   access that cannot be proven in bounds (see ``lowering.to_llvm.memref``).
 
@@ -39,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -50,6 +51,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     TensorType,
+    VectorType,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import irdl_attr_definition
@@ -235,15 +237,32 @@ def check_loop_level_op(op: Operation) -> None:
             step = constant_index(s)
             if step is not None and step <= 0:
                 raise VerifyException(f"scf.parallel step must be positive, got the constant {step}")
-    elif isinstance(op, memref.LoadOp | memref.StoreOp):
-        t = op.memref.type
+    elif isinstance(op, memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp):
+        t = op.memref.type if isinstance(op, memref.LoadOp | memref.StoreOp) else op.base.type
+        vt = op.result.type if isinstance(op, vector.LoadOp) else getattr(op, "vector", None)
+        vt = vt.type if isinstance(vt, SSAValue) else vt
+        lanes = vt.get_shape()[-1] if isinstance(vt, VectorType) else 1
         if isinstance(t, MemRefType):
-            for dim, (extent, idx) in enumerate(zip(t.get_shape(), op.indices)):
-                c = constant_index(idx)
+            shape = t.get_shape()
+            size = 1
+            for extent in shape:
+                size *= extent
+            if isinstance(vt, VectorType) and lanes > size >= 0:
+                raise VerifyException(f"{op.name}: a vector of {lanes} does not fit in {t}")
+            consts = [constant_index(idx) for idx in op.indices]
+            for dim, (extent, c) in enumerate(zip(shape, consts)):
                 if c is not None and extent >= 0 and not 0 <= c < extent:
                     raise VerifyException(
                         f"{op.name}: index {c} is out of bounds for dimension {dim} "
                         f"(size {extent}) of {t}"
+                    )
+            if lanes > 1 and None not in consts and min(shape, default=0) >= 0:
+                linear = 0
+                for extent, c in zip(shape, consts):
+                    linear = linear * extent + c
+                if linear + lanes > size:
+                    raise VerifyException(
+                        f"{op.name}: a vector of {lanes} at element {linear} runs past the end of {t}"
                     )
     elif isinstance(op, memref.ViewOp):
         shift, src, res = constant_index(op.byte_shift), op.source.type, op.result.type

@@ -121,6 +121,7 @@ class ConvPlan:
     loop_ky: bool = False
     depthwise: bool = False
     mr: int = MR  # pixels per register tile
+    block_products: int = BLOCK_PRODUCTS  # products summed from zero per block
 
     @property
     def k(self) -> int:
@@ -216,10 +217,10 @@ def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
     return plan
 
 
-def channel_block(cg: int, taps: int) -> int:
-    """Channels per accumulation block: about BLOCK_PRODUCTS products, a
+def channel_block(cg: int, taps: int, products: int = BLOCK_PRODUCTS) -> int:
+    """Channels per accumulation block: about ``products`` products, a
     divisor of ``cg`` when one is near (no remainder block, less code)."""
-    cb = max(1, min(cg, BLOCK_PRODUCTS // taps))
+    cb = max(1, min(cg, products // taps))
     for d in range(cb, max(1, cb // 2) - 1, -1):
         if cg % d == 0:
             return d
@@ -325,7 +326,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     tile = em.local_buffer([MR, NR], f32)
     ntaps = len(plan.taps)
     panel = None if plan.pack_b else em.local_buffer([plan.k, NR], f32)
-    cb = channel_block(plan.cg, ntaps)
+    cb = channel_block(plan.cg, ntaps, plan.block_products)
     nblocks, crem = divmod(plan.cg, cb)
     # Two-level sums of many blocks: about sqrt(blocks) block sums go into a
     # mid-level sum, which is then added to the tile.

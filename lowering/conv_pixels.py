@@ -53,7 +53,7 @@ def emit_pixel_lane_conv(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out:
     xq = em.local_buffer([plan.c, len(plan.phases), plan.hq, plan.wq], f32)
     tile = em.local_buffer([CHANNELS, LANES], f32)
     ntaps = len(plan.taps)
-    cb = channel_block(plan.cg, ntaps)
+    cb = channel_block(plan.cg, ntaps, plan.block_products)
     # Many blocks: two-level sums, grouped as in conv_gemm (the same bits).
     nblocks = -(-plan.cg // cb)
     mid = em.local_buffer([CHANNELS, LANES], f32) if nblocks > TWO_LEVEL_BLOCKS else None

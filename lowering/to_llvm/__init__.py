@@ -123,7 +123,7 @@ def convert_in_one_walk(module: ModuleOp, bounds_check: bool = False) -> None:
     (disjoint op classes) applied in one walk, types converted in place
     (:mod:`.common`); xDSL's reconciliation runs only if a cast is left."""
     steps: list[ConversionPass] = [
-        ConvertArithToLLVMPass(), ConvertMathToLLVMPass(), ConvertVectorToLLVMPass(),
+        ConvertArithToLLVMPass(), ConvertMathToLLVMPass(), ConvertVectorToLLVMPass(bounds_check),
         ConvertMemRefToLLVMPass(bounds_check), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass(),
     ]  # fmt: skip
     tables = [step.patterns() for step in steps]

@@ -8,7 +8,10 @@
   access whose indices are not all constants (constants are checked by the
   verifier) is guarded: an index outside its dimension turns the access into
   one of element 0 and sets the byte ``@graphopt_bounds_error``, which the
-  runtime turns into an error after the call.
+  runtime turns into an error after the call.  A ``vector.load``/``store``
+  must also end inside the memref: its ``lanes`` elements are contiguous from
+  the indexed one and may run on into the next row (the pointwise GEMM's
+  vectors of pixels do), not past the last element.
 * ``memref.view``: a byte ``getelementptr`` into the workspace.
 * ``memref.alloca`` (static): an ``llvm.alloca`` hoisted to the function's
   entry block, so a loop around it does not grow the stack.
@@ -72,7 +75,9 @@ from graphopt.lowering.to_llvm.common import (
 BOUNDS_FLAG = "graphopt_bounds_error"
 
 
-def element_ptr(rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_values, bounds_check: bool = False) -> SSAValue:
+def element_ptr(
+    rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_values, bounds_check: bool = False, lanes: int = 1
+) -> SSAValue:
     """The address of ``ref[indices]`` (row-major) for ``op``, a load or store.
 
     Constant indices fold into one constant offset.  Within a block, the
@@ -92,7 +97,8 @@ def element_ptr(rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_v
 
     index_values = list(index_values)
     if bounds_check and any(constant_int(i) is None for i in index_values):
-        return _checked_ptr(rewriter, at, as_llvm(rewriter, ref, at), shape, st, [as_llvm(rewriter, i, at) for i in index_values], emit)
+        indices = [as_llvm(rewriter, i, at) for i in index_values]
+        return _checked_ptr(rewriter, at, as_llvm(rewriter, ref, at), shape, st, indices, emit, lanes)
     stride, strides = 1, []
     for dim in reversed(shape):
         strides.append(stride)
@@ -133,9 +139,10 @@ def element_ptr(rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_v
     return reuse(("element", *where, ref, tuple(dynamic), offset), element)
 
 
-def _checked_ptr(rewriter, at, base, shape, st, indices, emit) -> SSAValue:
-    """``bounds-check=true``: an index outside its dimension makes the access
-    one of element 0 and sets ``@graphopt_bounds_error``."""
+def _checked_ptr(rewriter, at, base, shape, st, indices, emit, lanes: int = 1) -> SSAValue:
+    """``bounds-check=true``: an index outside its dimension, or a vector of
+    ``lanes`` elements ending past the memref, makes the access one of
+    element 0 and sets ``@graphopt_bounds_error``."""
     off = indices[0]
     for dim, idx in zip(shape[1:], indices[1:]):
         off = emit(binop(llvm.AddOp, emit(binop(llvm.MulOp, off, const(rewriter, at, dim, i64), nsw=True)), idx, nsw=True))
@@ -145,6 +152,9 @@ def _checked_ptr(rewriter, at, base, shape, st, indices, emit) -> SSAValue:
         inside = emit(llvm.ICmpOp(idx, const(rewriter, at, dim, i64), ult))
         ok = inside if ok is None else emit(llvm.AndOp(ok, inside))
     assert ok is not None
+    if lanes > 1:  # the last lane inside the memref: off < size - lanes + 1
+        fits = emit(llvm.ICmpOp(off, const(rewriter, at, max(int(np.prod(shape)) - lanes + 1, 0), i64), ult))
+        ok = emit(llvm.AndOp(ok, fits))
     off = emit(llvm.SelectOp(ok, off, const(rewriter, at, 0, i64)))
     flag = emit(llvm.AddressOfOp(BOUNDS_FLAG, PTR))
     bad = emit(llvm.ZExtOp(emit(llvm.XOrOp(ok, const(rewriter, at, 1, i1))), i8))
@@ -313,6 +323,14 @@ class ConvertMemRefToLLVMPass(ConversionPass):
         }  # fmt: skip
 
     def finish(self, op, patterns) -> None:
-        if self.bounds_check and any(isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in op.walk()):
-            flag = llvm.GlobalOp(i8, BOUNDS_FLAG, "common", value=IntegerAttr(0, i8))
-            op.body.block.add_op(flag)
+        if self.bounds_check:
+            add_bounds_flag(op)
+
+
+def add_bounds_flag(module) -> None:
+    """The ``@graphopt_bounds_error`` byte, once, if a checked access uses it."""
+    names = [o.sym_name.data for o in module.body.block.ops if isinstance(o, llvm.GlobalOp)]
+    if BOUNDS_FLAG not in names and any(
+        isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in module.walk()
+    ):
+        module.body.block.add_op(llvm.GlobalOp(i8, BOUNDS_FLAG, "common", value=IntegerAttr(0, i8)))

@@ -3,7 +3,8 @@
 * ``vector.load``/``store``: the element's address as for ``memref.load``
   (:func:`.memref.element_ptr`); the vector is loaded or stored there (opaque
   pointers: no cast) with element alignment (a row of 16 floats need not
-  start on a 64-byte boundary).
+  start on a 64-byte boundary).  With ``bounds-check=true`` the whole vector
+  is checked (see :mod:`.memref`).
 * ``vector.broadcast`` of a scalar: ``insertelement`` into lane 0, then a
   ``shufflevector`` with an all-zero mask (LLVM selects ``vbroadcastss``).
 * ``vector.fma``: ``llvm.intr.fma`` (``lhs * rhs + acc``, one rounding).
@@ -33,7 +34,7 @@ from graphopt.lowering.to_llvm.common import (
     morph,
     static_memref,
 )
-from graphopt.lowering.to_llvm.memref import element_ptr
+from graphopt.lowering.to_llvm.memref import add_bounds_flag, element_ptr
 
 
 def _alignment(op: vector.LoadOp | vector.StoreOp, base: SSAValue) -> int:
@@ -41,18 +42,28 @@ def _alignment(op: vector.LoadOp | vector.StoreOp, base: SSAValue) -> int:
     return max(1, element.bitwidth // 8) if hasattr(element, "bitwidth") else 1
 
 
+@dataclass
 class AccessPattern(RewritePattern):
+    bounds_check: bool = False
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         # Operands by position: (base, *indices) and (vector, base, *indices).
         if isinstance(op, vector.LoadOp):
             base, *indices = op._operands  # noqa: SLF001
-            ptr = element_ptr(rewriter, op, base, indices)
+            ptr = element_ptr(rewriter, op, base, indices, self.bounds_check, _lanes(op.result.type))
             morph(rewriter, op, llvm.LoadOp, (ptr,), access_props(_alignment(op, base)))
         elif isinstance(op, vector.StoreOp):
             stored, base, *indices = op._operands  # noqa: SLF001
-            ptr = element_ptr(rewriter, op, base, indices)
+            ptr = element_ptr(rewriter, op, base, indices, self.bounds_check, _lanes(stored.type))
             value = as_llvm(rewriter, stored, InsertPoint.before(op))
             morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props(_alignment(op, base)))
+
+
+def _lanes(vt) -> int:
+    """Elements a 1-D vector access covers along the memref's last dimension."""
+    if not isinstance(vt, VectorType) or vt.get_num_dims() != 1:
+        raise LoopToLLVMError(f"vector.load/store of {vt}: only 1-D vectors are supported")
+    return vt.get_shape()[0]
 
 
 @functools.lru_cache(maxsize=16)
@@ -96,8 +107,14 @@ class ShufflePattern(RewritePattern):
 class ConvertVectorToLLVMPass(ConversionPass):
     name = "convert-vector-to-llvm"
 
+    bounds_check: bool = False
+
+    def finish(self, op, patterns) -> None:
+        if self.bounds_check:
+            add_bounds_flag(op)
+
     def patterns(self):
-        access = AccessPattern()
+        access = AccessPattern(self.bounds_check)
         return {
             vector.LoadOp: access, vector.StoreOp: access,
             vector.BroadcastOp: BroadcastPattern(), vector.FMAOp: FMAPattern(),

@@ -141,3 +141,63 @@ def test_cnn_training_step_runs_the_backward_schedules() -> None:
     for _ in range(30):
         loss, *got = step(xs, ys, *got)
     assert float(loss) < 0.5 * float(loss0)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_grad_input_blocks_are_finer_than_the_forward_conv(stride) -> None:
+    """grad_input sums about GRAD_INPUT_BLOCK_PRODUCTS products per block (the
+    forward conv: 128), so at 3x3 64->64 it errs less against float64 than
+    with the forward conv's blocks (onnxruntime's ConvTranspose sums 64 per
+    tap, then the taps: benchmarks/kernels.py)."""
+    window = ((stride, stride), (1, 1, 1, 1), (1, 1), 1)
+    module, args, want = build("input", (1, 64, 20, 20), (64, 64, 3, 3), window, constant=False)
+    fine = rel_err(graphopt.compile(module, opt_level=2)["f"](*args), want)
+    conv_grad.GRAD_INPUT_BLOCK_PRODUCTS = 128
+    try:
+        coarse = rel_err(graphopt.compile(module, opt_level=2)["f"](*args), want)
+    finally:
+        conv_grad.GRAD_INPUT_BLOCK_PRODUCTS = 36
+    assert fine < coarse, (fine, coarse)
+
+
+@pytest.mark.parametrize("stride", [1, 2])
+def test_non_finite_run_time_weight_matches_the_reference(stride) -> None:
+    """The micro-kernel multiplies the gradient's zero padding by the weight;
+    the op has no such term (reference, ONNX ConvTranspose).  A weight read
+    at run time holding inf or NaN takes the scalar loops: NaN exactly where
+    the reference has it, at 1 and 2 threads; a finite one the micro-kernel."""
+    window = ((stride, stride), (1, 1, 1, 1), (1, 1), 1)
+    module, (w, g), _ = build("input", (1, 16, 12, 12), (16, 16, 3, 3), window, constant=False)
+    assert uses_micro_kernel(module)
+    cm = compile_threaded(module, opt_level=2)
+    for bad in (np.inf, np.nan):
+        wb = w.copy()
+        wb[3, 5, 0, 0] = bad  # a corner tap: padding terms at the borders
+        with np.errstate(all="ignore"):
+            want = interpret(module, wb, g)[0]
+        assert np.isnan(want).sum() < want.size // 2
+        for got in call_threaded(cm, [wb, g]):
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    want = interpret(module, w, g)[0]
+    for got in call_threaded(cm, [w, g]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_forward_conv_multiplies_its_padding_as_the_reference() -> None:
+    """The forward conv's padding is a real zero (ONNX; the reference pads
+    too): an inf weight read at run time gives NaN at the same border pixels
+    in the micro-kernel and in the reference, at 1 and 2 threads."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((1, 16, 12, 12)).astype(np.float32)
+    w = rng.standard_normal((16, 16, 3, 3)).astype(np.float32)
+    w[3, 5, 0, 0] = np.inf
+    b = GraphBuilder("f")
+    module = b.build(b.conv2d(b.input(x.shape), b.input(w.shape), (1, 1), (1, 1, 1, 1), (1, 1), 1))
+    assert uses_micro_kernel(module)
+    with np.errstate(all="ignore"):
+        want = interpret(module, x, w)[0]
+    assert np.isnan(want[0, 3, 0]).all() and not np.isnan(want[0, 3, 1:, 1:]).any()
+    (got,) = call_threaded(compile_threaded(module, opt_level=2), [x, w])
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -51,7 +51,7 @@ def step_by_step(module, bounds_check: bool) -> None:
     convert_scf_to_cf(module)
     expand_math(module)
     for step in (
-        ConvertArithToLLVMPass(), ConvertMathToLLVMPass(), ConvertVectorToLLVMPass(),
+        ConvertArithToLLVMPass(), ConvertMathToLLVMPass(), ConvertVectorToLLVMPass(bounds_check),
         ConvertMemRefToLLVMPass(bounds_check), ConvertCfToLLVMPass(), ConvertFuncToLLVMPass(),
     ):  # fmt: skip
         step.convert(module)

@@ -68,3 +68,21 @@ func.func @parallel_zero_step(%o: memref<4xf32>) {
   }) : (index, index, index) -> ()
   func.return
 }
+
+// -----
+
+func.func @vector_store_past_the_end(%o: memref<4x32xf32>, %v: vector<16xf32>) {
+  %c3 = arith.constant 3 : index
+  %c17 = arith.constant 17 : index
+  // expected-error @+1 {{vector.store: a vector of 16 at element 113 runs past the end of memref<4x32xf32>}}
+  vector.store %v, %o[%c3, %c17] : memref<4x32xf32>, vector<16xf32>
+  func.return
+}
+
+// -----
+
+func.func @vector_longer_than_the_memref(%a: memref<2x4xf32>, %i: index) -> vector<16xf32> {
+  // expected-error @+1 {{vector.load: a vector of 16 does not fit in memref<2x4xf32>}}
+  %v = vector.load %a[%i, %i] : memref<2x4xf32>, vector<16xf32>
+  func.return %v : vector<16xf32>
+}
