@@ -10,7 +10,7 @@ compile time as ``[ceil(O/32), C/cl, KH, KW, cl, 32]`` (zero-padded):
       for oy in output rows:
         for ox0 in tiles of R = 7 (or 8) pixels of the row (+ a shorter one):
           acc[r][v] = 0                               (R x 2 zmm accumulators)
-          for ib, ky, kx, ci (ci unrolled):           (blocks of ~128 products)
+          for ib, ky, kx, ci (ci by 4s):              (blocks of ~128 products)
             acc[r][v] = fma(bcast(xq[ib, oy*sy + ky, (ox0 + r)*sx + kx, ci]), W[p, ib, ky, kx, ci, 16v], acc[r][v])
           out[n, 2p + v, oy, ox0 + r, :] = epilogue(acc[r][v])   (one 64-byte store each)
 
@@ -30,7 +30,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith, memref, vector
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, MemRefType, StringAttr, TensorType, UnitAttr, VectorType, f32
+from xdsl.dialects.builtin import (
+    ArrayAttr, BytesAttr, DenseIntOrFPElementsAttr, IntegerAttr, MemRefType, StringAttr, TensorType, UnitAttr, VectorType,
+    f32, i64,
+)
 from xdsl.ir import SSAValue
 
 from graphopt import rules
@@ -45,10 +48,21 @@ from graphopt.lowering.rules_nn import Window, reduce_dims
 from graphopt.lowering.rules_tensor import select
 
 LANES = 16
-NR = 2 * LANES  # output channels per panel: two blocks
-#: Pixels per tile when they divide the row (ResNet rows of 112, 56, 28, 14,
-#: 7), else 8 and a shorter last tile: 14 or 16 accumulators.
-ROW_TILE, TILE = 7, 8
+#: Register tiles (output blocks x pixels): WIDE when the output blocks
+#: come in fours (24 accumulators: 4 weight and 6 broadcast loads per 24
+#: FMAs), else NARROW (two blocks, 7 pixels when they divide the row, else 8
+#: and a shorter last tile).  Rows of at most NARROW_ROWS pixels that are not
+#: flattened (a pointwise stride-1 conv runs over the plane's pixels as one
+#: row) take the narrow tile.  Measured, one thread, warm, interleaved: wide
+#: 1x1 256->64 @56 0.78 -> 0.74 ms, 1024->256 @14 0.78 -> 0.72, 3x3 64 @56
+#: 1.64 -> 1.55; narrow 3x3 256 @14 2.20 -> 1.66 (6 + 6 + 2 pixels), 128 @28
+#: 1.53 -> 1.51.
+WIDE = (4, 6)
+NARROW = (2, 7)
+NARROW_ROWS = 28
+#: Input channels of a block per straight-line step of the inner loop (code
+#: size against loop overhead).
+UNROLL_CI = 4
 #: Largest zero-padded input copy (a stack buffer), as in conv_gemm.
 MAX_XQ_BYTES = 4 * 1024 * 1024
 
@@ -74,6 +88,9 @@ class NchwcPlan:
     ow: int
     stride: tuple[int, int]
     pad: tuple[int, int, int, int]
+    nb: int = 2  # output blocks per panel (and per register tile)
+    mr: int = 7  # pixels per register tile
+    flat: bool = False  # pixels run over the whole plane (pointwise, stride 1)
     pack_b: bool = True
     packed: SSAValue | None = None
 
@@ -90,7 +107,7 @@ class NchwcPlan:
         return self.w + self.pad[1] + self.pad[3]
 
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
-        packed = pack_nchwc_weight(np.asarray(const.reference()[0], dtype=np.float32), self.cl)
+        packed = pack_nchwc_weight(np.asarray(const.reference()[0], dtype=np.float32), self.cl, self.nb)
         attr = DenseIntOrFPElementsAttr(TensorType(f32, packed.shape), BytesAttr(packed.tobytes()))
         return memref.GlobalOp.get(
             StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
@@ -100,13 +117,14 @@ class NchwcPlan:
         emit_nchwc(em, self, root, out)
 
 
-def pack_nchwc_weight(w: np.ndarray, cl: int) -> np.ndarray:
-    """``w[O, C, KH, KW]`` as ``[ceil(O/32), C/cl, KH, KW, cl, 32]``, zero-padded."""
+def pack_nchwc_weight(w: np.ndarray, cl: int, nb: int) -> np.ndarray:
+    """``w[O, C, KH, KW]`` as ``[ceil(O/16nb), C/cl, KH, KW, cl, 16nb]``, zero-padded."""
     o, c, kh, kw = w.shape
-    panels = -(-o // NR)
-    padded = np.zeros((panels * NR, c, kh, kw), np.float32)
+    nr = nb * LANES
+    panels = -(-o // nr)
+    padded = np.zeros((panels * nr, c, kh, kw), np.float32)
     padded[:o] = w
-    blocked = padded.reshape(panels, NR, c // cl, cl, kh, kw)
+    blocked = padded.reshape(panels, nr, c // cl, cl, kh, kw)
     return np.ascontiguousarray(blocked.transpose(0, 2, 4, 5, 3, 1))
 
 
@@ -123,6 +141,11 @@ def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict) -> NchwcPlan | None:
                      conv.stride_values, conv.pad_values)  # fmt: skip
     if plan.padded and cb * cl * plan.hp * plan.wp * 4 > MAX_XQ_BYTES:
         return None
+    plan.flat = (kh, kw) == (1, 1) and plan.stride == (1, 1) and not plan.padded and cl > 1
+    width = oh * ow if plan.flat else ow
+    plan.nb, plan.mr = WIDE if (o // LANES) % WIDE[0] == 0 and width > NARROW_ROWS else NARROW
+    if plan.nb == NARROW[0] and width % plan.mr:
+        plan.mr = 8
     return plan
 
 
@@ -177,6 +200,16 @@ def emit_padded(em: KernelEmitter, plan: NchwcPlan, x: SSAValue, n: SSAValue, xq
     em.loop(plan.cb, block, parallel=parallel_copy(plan.cb * plan.cl * plan.hp * plan.wp))
 
 
+def _collapsed_pixels(em: KernelEmitter, buf: SSAValue) -> SSAValue:
+    """``[N, CB, H, W, c]`` as ``[N, CB, H*W, c]``: a flat pixel index."""
+    n, cb, h, w, c = buf.type.get_shape()  # type: ignore[attr-defined]
+    groups = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in ([0], [1], [2, 3], [4])])
+    op = memref.CollapseShapeOp(
+        operands=[buf], result_types=[MemRefType(f32, [n, cb, h * w, c])], properties={"reassociation": groups}
+    )
+    return em.emit(op).results[0]
+
+
 def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue) -> None:
     """The whole output nest of an NCHWc conv kernel (the module docstring)."""
     conv = plan.anchor
@@ -184,30 +217,34 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     vt = VectorType(f32, [LANES])
     zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
     xq = em.local_buffer([plan.cb, plan.hp, plan.wp, plan.cl], f32) if plan.padded else None
-    mr = ROW_TILE if plan.ow % ROW_TILE == 0 else TILE
+    x_flat = _collapsed_pixels(em, x) if plan.flat else None
+    mr, nb, nr = plan.mr, plan.nb, plan.nb * LANES
     taps = plan.kh * plan.kw * plan.cl
     cbk = channel_block(plan.cb, taps)  # input blocks per accumulation block
     nblocks = -(-plan.cb // cbk)
     epilogue_v = VectorEpilogue.plan(conv, root, em.sources, (4,))
     # The register tile goes through a stack tile when block sums add up
     # there, or when the scalar epilogue reads it.
-    tile = em.local_buffer([mr, NR], f32) if nblocks > 1 or epilogue_v is None else None
-    mid = em.local_buffer([mr, NR], f32) if nblocks > TWO_LEVEL_BLOCKS else None
+    tile = em.local_buffer([mr, nr], f32) if nblocks > 1 or epilogue_v is None else None
+    mid = em.local_buffer([mr, nr], f32) if nblocks > TWO_LEVEL_BLOCKS else None
     group = max(2, round(nblocks**0.5))
     sy, sx = plan.stride
 
     def a_load(n, ib, iy, ix, ci) -> SSAValue:
         if xq is not None:
-            at = [ib, iy, ix, ci]
+            buf, at = xq, [ib, iy, ix, ci]
+        elif x_flat is not None:
+            buf, at = x_flat, [n, ib, ix, ci]
         else:
-            at = [n, ib, iy, ix, ci] if plan.cl > 1 else [n, ib, iy, ix]
-        return em.emit_here(memref.LoadOp.get(xq if xq is not None else x, at)).results[0]
+            buf, at = x, [n, ib, iy, ix, ci] if plan.cl > 1 else [n, ib, iy, ix]
+        return em.emit_here(memref.LoadOp.get(buf, at)).results[0]
 
     def block_sum(n, p, oy, ox0, rows: int, nvec: int, ib0: SSAValue, count: int) -> list[SSAValue]:
         """The accumulators over input blocks ``ib0 .. ib0 + count``."""
 
         def body(ivs, accs):
-            ib, ky, kx, ci = em.idx_add(ib0, ivs[0]), ivs[1], ivs[2], ivs[3]
+            ib, ky, kx = em.idx_add(ib0, ivs[0]), ivs[1], ivs[2]
+            ci = em.idx_add(em.idx_mul(ivs[3], UNROLL_CI), ivs[4]) if plan.cl > 1 else em.index(0)
             iy = em.idx_add(em.idx_mul(oy, sy), ky)
             ws = [em.emit_here(vector.LoadOp(plan.packed, [p, ib, ky, kx, ci, em.index(v * LANES)], vt)).results[0]
                   for v in range(nvec)]  # fmt: skip
@@ -219,78 +256,92 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
                     nxt[r * nvec + v] = em.emit(vector.FMAOp(av, ws[v], nxt[r * nvec + v])).results[0]
             return nxt
 
-        unroll = (False, False, plan.cl == 1, plan.cl > 1)
-        return em.reduce([count, plan.kh, plan.kw, plan.cl], [zero_v] * (rows * nvec), body, unroll)
+        # The channels of a block in steps of UNROLL_CI emitted straight (an
+        # NCHW input: the kernel row's columns).
+        if plan.cl > 1:
+            extents, unroll = [count, plan.kh, plan.kw, plan.cl // UNROLL_CI, UNROLL_CI], (False,) * 4 + (True,)
+        else:
+            extents, unroll = [count, plan.kh, plan.kw], (False, False, True)
+        return em.reduce(extents, [zero_v] * (rows * nvec), body, unroll)
+
+    def at(r: int, v: int) -> list[SSAValue]:
+        return [em.index(r), em.index(v * LANES)]
 
     def add_into(buf: SSAValue, accs: list[SSAValue], rows: int, nvec: int) -> None:
         for r in range(rows):
             for v in range(nvec):
-                at = [em.index(r), em.index(v * LANES)]
-                old = em.emit_here(vector.LoadOp(buf, at, vt)).results[0]
-                em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], buf, at))
+                old = em.emit_here(vector.LoadOp(buf, at(r, v), vt)).results[0]
+                em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], buf, at(r, v)))
 
     def clear(buf: SSAValue, rows: int, nvec: int) -> None:
         for r in range(rows):
             for v in range(nvec):
-                em.emit_here(vector.StoreOp(zero_v, buf, [em.index(r), em.index(v * LANES)]))
+                em.emit_here(vector.StoreOp(zero_v, buf, at(r, v)))
 
     def tile_row(n, p, oy, ox0, rows: int, nvec: int) -> None:
+        """One register tile: ``rows`` pixels from ``ox0`` of row ``oy`` (of
+        the flat plane when ``oy`` is None), ``nvec`` blocks of panel ``p``."""
+        y = em.index(0) if oy is None else oy
         if nblocks == 1:
-            accs = block_sum(n, p, oy, ox0, rows, nvec, em.index(0), plan.cb)
+            accs = block_sum(n, p, y, ox0, rows, nvec, em.index(0), plan.cb)
             if tile is not None:
                 for r in range(rows):
                     for v in range(nvec):
-                        em.emit_here(vector.StoreOp(accs[r * nvec + v], tile, [em.index(r), em.index(v * LANES)]))
+                        em.emit_here(vector.StoreOp(accs[r * nvec + v], tile, at(r, v)))
         else:
             clear(tile, rows, nvec)
             if mid is None:
-                em.loop_blocks(plan.cb, cbk, lambda ib0, c: add_into(tile, block_sum(n, p, oy, ox0, rows, nvec, ib0, c), rows, nvec))
+                em.loop_blocks(plan.cb, cbk, lambda ib0, c: add_into(tile, block_sum(n, p, y, ox0, rows, nvec, ib0, c), rows, nvec))
             else:
 
                 def grouped(g0: SSAValue, count: int) -> None:
                     clear(mid, rows, nvec)
                     em.loop_blocks(count, cbk, lambda ib0, c: add_into(
-                        mid, block_sum(n, p, oy, ox0, rows, nvec, em.idx_add(g0, ib0), c), rows, nvec))
-                    part = [em.emit_here(vector.LoadOp(mid, [em.index(r), em.index(v * LANES)], vt)).results[0]
-                            for r in range(rows) for v in range(nvec)]  # fmt: skip
+                        mid, block_sum(n, p, y, ox0, rows, nvec, em.idx_add(g0, ib0), c), rows, nvec))
+                    part = [em.emit_here(vector.LoadOp(mid, at(r, v), vt)).results[0] for r in range(rows) for v in range(nvec)]
                     add_into(tile, part, rows, nvec)
 
                 em.loop_blocks(plan.cb, group * cbk, grouped)
             accs = None
         for r in range(rows):
-            ox = idx_plus(em, ox0, r)
+            px = idx_plus(em, ox0, r)
+            yy, xx = (em.idx_div(px, plan.ow), em.idx_rem(px, plan.ow)) if oy is None else (oy, px)
             for v in range(nvec):
-                blk = idx_plus(em, em.idx_mul(p, 2), v)
+                blk = idx_plus(em, em.idx_mul(p, nb), v)
                 if epilogue_v is not None:
-                    idx = [n, blk, oy, ox, em.index(0)]
-                    t = accs[r * nvec + v] if accs is not None else em.emit_here(
-                        vector.LoadOp(tile, [em.index(r), em.index(v * LANES)], vt)).results[0]
+                    idx = [n, blk, yy, xx, em.index(0)]
+                    t = accs[r * nvec + v] if accs is not None else em.emit_here(vector.LoadOp(tile, at(r, v), vt)).results[0]
                     em.emit_here(vector.StoreOp(epilogue_v.emit(em, idx, t, LANES), out, idx))
                 else:
-                    em.loop(LANES, lambda c, r=r, v=v, ox=ox, blk=blk: store_from_tile(
-                        em, root, out, (conv, (n, blk, oy, ox, c), tile, em.index(r), idx_plus(em, c, v * LANES))))
+                    em.loop(LANES, lambda c, r=r, v=v, yy=yy, xx=xx, blk=blk: store_from_tile(
+                        em, root, out, (conv, (n, blk, yy, xx, c), tile, em.index(r), idx_plus(em, c, v * LANES))))
 
-    full_tiles, rem = divmod(plan.ow, mr)
-    full_panels, odd = divmod(plan.o // LANES, 2)
+    width = plan.oh * plan.ow if plan.flat else plan.ow
+    full_tiles, rem = divmod(width, mr)
+    full_panels, last = divmod(plan.o // LANES, nb)
     k = plan.cb * plan.cl * plan.kh * plan.kw
-    by_panels = split_panels(plan.oh, full_panels, plan.o * k, plan.cb * plan.cl * plan.hp * plan.wp)
+    rows = full_tiles if plan.flat else plan.oh
+    by_panels = split_panels(rows, full_panels, plan.o * k, plan.cb * plan.cl * plan.hp * plan.wp)
 
     def rows_of(n, p, nvec: int) -> None:
-        def oy_body(oy):
+        def tiles(oy) -> None:
             if full_tiles:
-                em.loop(full_tiles, lambda t: tile_row(n, p, oy, em.idx_mul(t, mr), mr, nvec))
+                em.loop(full_tiles, lambda t: tile_row(n, p, oy, em.idx_mul(t, mr), mr, nvec), parallel=oy is None)
             if rem:
                 tile_row(n, p, oy, em.index(full_tiles * mr), rem, nvec)
 
-        em.loop(plan.oh, oy_body, parallel=True)
+        if plan.flat:
+            tiles(None)
+        else:
+            em.loop(plan.oh, tiles, parallel=True)
 
     def image(n):
         if xq is not None:
             emit_padded(em, plan, x, n, xq)
         if full_panels:
-            em.loop(full_panels, lambda p: rows_of(n, p, 2), parallel=by_panels)
-        if odd:
-            rows_of(n, em.index(full_panels), 1)
+            em.loop(full_panels, lambda p: rows_of(n, p, nb), parallel=by_panels)
+        if last:
+            rows_of(n, em.index(full_panels), last)
 
     em.loop(plan.n, image)
 
