@@ -60,8 +60,12 @@ LANES = 16
 WIDE = (4, 6)
 NARROW = (2, 7)
 NARROW_ROWS = 28
-#: Input channels of a block per straight-line step of the inner loop (code
-#: size against loop overhead).
+#: Largest weight panel of a wide tile: every tile streams its panel from L2,
+#: next to the input (2048->512 @7: 512 KB + 400 KB of input, slower wide).
+WIDE_PANEL_BYTES = 256 * 1024
+#: Input channels of a block per straight-line step of a pointwise conv's
+#: inner loop (code size against loop overhead); a conv with more taps runs
+#: all 16 straight (3x3 256 @14, warm: 4 at a time 3.68 ms, 16 2.58).
 UNROLL_CI = 4
 #: Largest zero-padded input copy (a stack buffer), as in conv_gemm.
 MAX_XQ_BYTES = 4 * 1024 * 1024
@@ -143,7 +147,9 @@ def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict) -> NchwcPlan | None:
         return None
     plan.flat = (kh, kw) == (1, 1) and plan.stride == (1, 1) and not plan.padded and cl > 1
     width = oh * ow if plan.flat else ow
-    plan.nb, plan.mr = WIDE if (o // LANES) % WIDE[0] == 0 and width > NARROW_ROWS else NARROW
+    wide_panel = cb * cl * kh * kw * WIDE[0] * LANES * 4
+    wide = (o // LANES) % WIDE[0] == 0 and width > NARROW_ROWS and wide_panel <= WIDE_PANEL_BYTES
+    plan.nb, plan.mr = WIDE if wide else NARROW
     if plan.nb == NARROW[0] and width % plan.mr:
         plan.mr = 8
     return plan
@@ -241,10 +247,11 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
 
     def block_sum(n, p, oy, ox0, rows: int, nvec: int, ib0: SSAValue, count: int) -> list[SSAValue]:
         """The accumulators over input blocks ``ib0 .. ib0 + count``."""
+        step = UNROLL_CI if plan.kh * plan.kw == 1 else plan.cl
 
         def body(ivs, accs):
             ib, ky, kx = em.idx_add(ib0, ivs[0]), ivs[1], ivs[2]
-            ci = em.idx_add(em.idx_mul(ivs[3], UNROLL_CI), ivs[4]) if plan.cl > 1 else em.index(0)
+            ci = em.idx_add(em.idx_mul(ivs[3], step), ivs[4]) if plan.cl > 1 else em.index(0)
             iy = em.idx_add(em.idx_mul(oy, sy), ky)
             ws = [em.emit_here(vector.LoadOp(plan.packed, [p, ib, ky, kx, ci, em.index(v * LANES)], vt)).results[0]
                   for v in range(nvec)]  # fmt: skip
@@ -259,7 +266,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
         # The channels of a block in steps of UNROLL_CI emitted straight (an
         # NCHW input: the kernel row's columns).
         if plan.cl > 1:
-            extents, unroll = [count, plan.kh, plan.kw, plan.cl // UNROLL_CI, UNROLL_CI], (False,) * 4 + (True,)
+            extents, unroll = [count, plan.kh, plan.kw, plan.cl // step, step], (False,) * 4 + (True,)
         else:
             extents, unroll = [count, plan.kh, plan.kw], (False, False, True)
         return em.reduce(extents, [zero_v] * (rows * nvec), body, unroll)
