@@ -64,8 +64,7 @@ NARROW_ROWS = 28
 #: next to the input (2048->512 @7: 512 KB + 400 KB of input, slower wide).
 WIDE_PANEL_BYTES = 256 * 1024
 #: Input channels of a block per straight-line step of a pointwise conv's
-#: inner loop (code size against loop overhead); a conv with more taps runs
-#: all 16 straight (3x3 256 @14, warm: 4 at a time 3.68 ms, 16 2.58).
+#: inner loop (code size against loop overhead).
 UNROLL_CI = 4
 #: Largest zero-padded input copy (a stack buffer), as in conv_gemm.
 MAX_XQ_BYTES = 4 * 1024 * 1024
@@ -233,7 +232,10 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     # there, or when the scalar epilogue reads it.
     tile = em.local_buffer([mr, nr], f32) if nblocks > 1 or epilogue_v is None else None
     mid = em.local_buffer([mr, nr], f32) if nblocks > TWO_LEVEL_BLOCKS else None
+    # Blocks per mid-level sum: about sqrt(blocks), a divisor when one is near
+    # (one copy of the block loop, no remainder group).
     group = max(2, round(nblocks**0.5))
+    group = next((d for d in range(group, max(2, group // 2) - 1, -1) if nblocks % d == 0), group)
     sy, sx = plan.stride
 
     def a_load(n, ib, iy, ix, ci) -> SSAValue:
@@ -246,12 +248,24 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
         return em.emit_here(memref.LoadOp.get(buf, at)).results[0]
 
     def block_sum(n, p, oy, ox0, rows: int, nvec: int, ib0: SSAValue, count: int) -> list[SSAValue]:
-        """The accumulators over input blocks ``ib0 .. ib0 + count``."""
-        step = UNROLL_CI if plan.kh * plan.kw == 1 else plan.cl
+        """The accumulators over input blocks ``ib0 .. ib0 + count``.
+
+        A pointwise conv runs the block's channels UNROLL_CI at a time
+        straight; a conv with more taps loops over the channels and runs
+        each kernel row's taps straight (an NCHW input has no channels)."""
+        pointwise = plan.kh * plan.kw == 1
+        if plan.cl == 1:
+            names, extents, unroll = ("ib", "ky", "kx"), [count, plan.kh, plan.kw], (False, False, True)
+        elif pointwise:
+            names, extents, unroll = ("ib", "c4", "c1"), [count, plan.cl // UNROLL_CI, UNROLL_CI], (False, False, True)
+        else:
+            names, extents, unroll = ("ib", "ky", "ci", "kx"), [count, plan.kh, plan.cl, plan.kw], (False,) * 3 + (True,)
 
         def body(ivs, accs):
-            ib, ky, kx = em.idx_add(ib0, ivs[0]), ivs[1], ivs[2]
-            ci = em.idx_add(em.idx_mul(ivs[3], step), ivs[4]) if plan.cl > 1 else em.index(0)
+            iv = dict(zip(names, ivs))
+            ib = em.idx_add(ib0, iv["ib"])
+            ky, kx = iv.get("ky", em.index(0)), iv.get("kx", em.index(0))
+            ci = em.idx_add(em.idx_mul(iv["c4"], UNROLL_CI), iv["c1"]) if "c4" in iv else iv.get("ci", em.index(0))
             iy = em.idx_add(em.idx_mul(oy, sy), ky)
             ws = [em.emit_here(vector.LoadOp(plan.packed, [p, ib, ky, kx, ci, em.index(v * LANES)], vt)).results[0]
                   for v in range(nvec)]  # fmt: skip
@@ -263,12 +277,6 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
                     nxt[r * nvec + v] = em.emit(vector.FMAOp(av, ws[v], nxt[r * nvec + v])).results[0]
             return nxt
 
-        # The channels of a block in steps of UNROLL_CI emitted straight (an
-        # NCHW input: the kernel row's columns).
-        if plan.cl > 1:
-            extents, unroll = [count, plan.kh, plan.kw, plan.cl // step, step], (False,) * 4 + (True,)
-        else:
-            extents, unroll = [count, plan.kh, plan.kw], (False, False, True)
         return em.reduce(extents, [zero_v] * (rows * nvec), body, unroll)
 
     def at(r: int, v: int) -> list[SSAValue]:
