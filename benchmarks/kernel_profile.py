@@ -61,7 +61,7 @@ from graphopt.runtime.compile import run_pipeline  # noqa: E402
 from graphopt.transforms.pipelines import pipeline_passes  # noqa: E402
 
 #: The -O3 graph passes up to fusion (``plan-memory`` runs per kernel function).
-GRAPH_PASSES = "fold-batch-norm,decompose{ops=batch_norm},fold-constants,canonicalize,cse,fuse-ops,dce"
+GRAPH_PASSES = "fold-batch-norm,decompose{ops=batch_norm},fold-constants,canonicalize,cse,layout-nchwc,fuse-ops,dce"
 RNG = np.random.default_rng(1)
 
 
@@ -213,9 +213,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--top", type=int, default=40, help="rows of the per-class table")
     parser.add_argument("--warm", action="store_true", help="also time each kernel called alone again and again")
-    parser.add_argument("--nchwc", action="store_true", help="run layout-nchwc before fuse-ops (kernels and whole model)")
+    parser.add_argument("--no-nchwc", action="store_true", help="leave layout-nchwc out (kernels and whole model)")
     args = parser.parse_args()
-    passes = GRAPH_PASSES.replace("fuse-ops", "layout-nchwc,fuse-ops") if args.nchwc else GRAPH_PASSES
+    drop = ("layout-nchwc",) if args.no_nchwc else ()
+    passes = ",".join(p for p in GRAPH_PASSES.split(",") if p not in drop)
 
     module = dense_weights(MODELS[args.model]())
     onnx_model = export(module)
@@ -225,10 +226,7 @@ def main() -> None:
     t0 = time.process_time()
     compiled = graphopt.compile(kmod, pipeline="plan-memory", num_threads=1)
     compile_s = time.process_time() - t0
-    o3 = pipeline_passes("O3")
-    if args.nchwc and "layout-nchwc" not in o3:
-        o3.insert(o3.index("fuse-ops"), "layout-nchwc")
-    whole = graphopt.compile(module, ",".join(o3), num_threads=1)
+    whole = graphopt.compile(module, ",".join(p for p in pipeline_passes("O3") if p not in drop), num_threads=1)
     image = RNG.standard_normal((1, 3, 224, 224)).astype(np.float32)
 
     tmp = tempfile.mkdtemp(prefix="kernel_profile_")
