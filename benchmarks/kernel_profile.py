@@ -61,7 +61,7 @@ from graphopt.runtime.compile import run_pipeline  # noqa: E402
 from graphopt.transforms.pipelines import pipeline_passes  # noqa: E402
 
 #: The -O3 graph passes up to fusion (``plan-memory`` runs per kernel function).
-GRAPH_PASSES = "fold-batch-norm,decompose{ops=batch_norm},fold-constants,canonicalize,cse,layout-nchwc,fuse-ops,dce"
+GRAPH_PASSES = "fold-batch-norm,decompose{ops=batch_norm},cse,layout-nchwc,fold-constants,canonicalize,cse,fuse-ops,dce"
 RNG = np.random.default_rng(1)
 
 

@@ -30,7 +30,7 @@ SAMPLE_S = 0.3
 def spec(with_pass: bool) -> str:
     passes = [p for p in pipeline_passes("O3") if p != "layout-nchwc"]
     if with_pass:
-        passes.insert(passes.index("fuse-ops"), "layout-nchwc")
+        passes.insert(passes.index("fold-constants"), "layout-nchwc")
     return ",".join(passes)
 
 
