@@ -58,9 +58,10 @@ from graphopt.dialects import fused  # noqa: E402
 from graphopt.dialects import graph as gc  # noqa: E402
 from graphopt.dialects.graph import tensor_of  # noqa: E402
 from graphopt.runtime.compile import run_pipeline  # noqa: E402
+from graphopt.transforms.pipelines import pipeline_passes  # noqa: E402
 
 #: The -O3 graph passes up to fusion (``plan-memory`` runs per kernel function).
-GRAPH_PASSES = "fold-batch-norm,decompose{ops=batch_norm},fold-constants,canonicalize,cse,fuse-ops,dce"
+GRAPH_PASSES = "fold-batch-norm,decompose{ops=batch_norm},cse,layout-nchwc,fold-constants,canonicalize,cse,fuse-ops,dce"
 RNG = np.random.default_rng(1)
 
 
@@ -83,7 +84,12 @@ def op_key(kind: str, x: tuple, y: tuple) -> str:
 def graph_opt_key(op, consts: set) -> str:
     """The class of a graph-opt kernel (see :func:`conv_key`)."""
     inner = list(op.body.block.ops) if isinstance(op, fused.GroupOp) else [op]
-    anchor = next((o for o in inner if isinstance(o, gc.Conv2dOp)), None)
+    anchor = next((o for o in inner if isinstance(o, gc.Conv2dOp | gc.Conv2dNchwcOp)), None)
+    if isinstance(anchor, gc.Conv2dNchwcOp):  # keyed by its NCHW shapes
+        x, y = _shape(anchor.input), _shape(anchor.result)
+        x = (x[0], x[1] * x[4], x[2], x[3]) if len(x) == 5 else x
+        residual = any(v not in consts and _shape(v) == _shape(op.results[0]) for v in op.operands[1:])
+        return conv_key(x, _shape(anchor.weight), (y[0], y[1] * y[4], y[2], y[3]), residual)
     if anchor is not None:
         # Another tensor input of the output's full shape is the residual.
         full = _shape(op.results[0])
@@ -207,17 +213,20 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--top", type=int, default=40, help="rows of the per-class table")
     parser.add_argument("--warm", action="store_true", help="also time each kernel called alone again and again")
+    parser.add_argument("--no-nchwc", action="store_true", help="leave layout-nchwc out (kernels and whole model)")
     args = parser.parse_args()
+    drop = ("layout-nchwc",) if args.no_nchwc else ()
+    passes = ",".join(p for p in GRAPH_PASSES.split(",") if p not in drop)
 
     module = dense_weights(MODELS[args.model]())
     onnx_model = export(module)
     fused_model = module.clone()
-    run_pipeline(fused_model, GRAPH_PASSES)
+    run_pipeline(fused_model, passes)
     kmod, kernels = kernel_module(fused_model)
     t0 = time.process_time()
     compiled = graphopt.compile(kmod, pipeline="plan-memory", num_threads=1)
     compile_s = time.process_time() - t0
-    whole = graphopt.compile(module, opt_level=3, num_threads=1)
+    whole = graphopt.compile(module, ",".join(p for p in pipeline_passes("O3") if p not in drop), num_threads=1)
     image = RNG.standard_normal((1, 3, 224, 224)).astype(np.float32)
 
     tmp = tempfile.mkdtemp(prefix="kernel_profile_")

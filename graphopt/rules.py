@@ -145,7 +145,7 @@ class RuleKind(Generic[R]):
 
 
 _LOWERING_RULES = tuple(
-    f"graphopt.lowering.{m}" for m in ("compute_rules", "rules_grad", "rules_math", "rules_nn", "rules_tensor")
+    f"graphopt.lowering.{m}" for m in ("compute_rules", "rules_grad", "rules_math", "rules_nn", "rules_tensor", "conv_nchwc")
 )
 
 COMPUTE: RuleKind[Callable] = RuleKind("compute rule", _LOWERING_RULES)

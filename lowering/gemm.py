@@ -44,6 +44,7 @@ from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise
 from graphopt.lowering.conv_grad import EMITS_ITSELF
+from graphopt.lowering.conv_nchwc import NchwcPlan
 from graphopt.lowering import parallel_split
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
@@ -241,7 +242,7 @@ def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
 
 def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out: SSAValue) -> None:
     """The whole output nest of a GEMM kernel (see the module docstring)."""
-    if isinstance(plan, EMITS_ITSELF):  # the conv backward ops (conv_grad.py)
+    if isinstance(plan, (*EMITS_ITSELF, NchwcPlan)):  # conv backward (conv_grad.py), NCHWc conv (conv_nchwc.py)
         plan.emit(em, root, out)
         return
     if isinstance(plan, ConvPlan):

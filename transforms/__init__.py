@@ -14,6 +14,7 @@ PASS_LOCATIONS: dict[str, tuple[str, str]] = {
     "canonicalize-graph": ("graphopt.transforms.canonicalize_graph", "CanonicalizeGraphPass"),
     "decompose": ("graphopt.transforms.decompose", "DecomposePass"),
     "fold-batch-norm": ("graphopt.transforms.fold_batch_norm", "FoldBatchNormPass"),
+    "layout-nchwc": ("graphopt.transforms.layout_nchwc", "LayoutNchwcPass"),
     "fuse-ops": ("graphopt.transforms.fusion", "FuseOpsPass"),
     "plan-memory": ("graphopt.transforms.memory", "PlanMemoryPass"),
     "plan-devices": ("graphopt.transforms.plan_devices", "PlanDevicesPass"),

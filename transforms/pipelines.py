@@ -13,7 +13,11 @@ pipeline="O3")``) or through ``-O<n>`` / ``opt_level=n``.
 * ``O3``: ``fold-batch-norm`` (conv/matmul + inference batch_norm -> rescaled
   weights and a bias add) and ``decompose{ops=batch_norm}`` (a batch_norm that
   remains becomes a per-channel scale and shift, which ``fold-constants``
-  precomputes and fusion folds into the producer's epilogue), then ``O2``.
+  precomputes and fusion folds into the producer's epilogue), ``cse`` (so
+  that duplicated convs are not counted twice) and ``layout-nchwc`` (chains
+  of inference convs in the blocked NCHWc layout where they do enough work
+  per reordered element: ResNet-50, not MobileNetV2's pointwise pairs
+  between depthwise convs), then ``O2``.
   Softmax, log_softmax, layer_norm and gelu are *not* decomposed at O3: as one
   op they lower to a single cached loop nest, while their primitives split into
   several reduction groups (see ``decompose``).
@@ -56,7 +60,7 @@ def pipeline_passes(level: int | str) -> list[str]:
     o2 = ["fold-constants", "canonicalize", "cse", "fuse-ops", "dce", "plan-memory"]
     if name == "O2":
         return o2
-    return ["fold-batch-norm", "decompose{ops=batch_norm}", *o2]
+    return ["fold-batch-norm", "decompose{ops=batch_norm}", "cse", "layout-nchwc", *o2]
 
 
 def pipeline_spec(level: int | str) -> str:

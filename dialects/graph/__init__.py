@@ -11,7 +11,7 @@ families:
 * ``constant``, ``fill`` (values made, not moved), ``elementwise``,
   ``linalg`` (matmul), ``layout`` (re-indexing), ``indexing`` (select and move
   elements), ``reduce``, ``normalization``, ``window`` (conv and pools) and
-  ``window_grad`` (their backward ops);
+  ``window_grad`` (their backward ops), ``blocked`` (the NCHWc layout);
 * ``properties``: reading and building op properties one way;
 * ``dominance`` and ``module_verify``: module-level checks per-op verifiers
   cannot make.
@@ -184,6 +184,13 @@ from .window_grad import (
     Conv2dGradFilterOp,
     MaxPool2dGradOp,
     AvgPool2dGradOp,
+)
+from .blocked import (
+    ReorderNchwcOp,
+    ReorderNchwOp,
+    Conv2dNchwcOp,
+    to_blocked,
+    from_blocked,
 )
 from .fill import (
     check_scalar_value,

@@ -10,7 +10,7 @@
 """
 
 from graphopt.transforms.autodiff import rules_core  # noqa: F401  (registers rules)
-from graphopt.transforms.autodiff import rules_math, rules_nn, rules_tensor  # noqa: F401
+from graphopt.transforms.autodiff import rules_blocked, rules_math, rules_nn, rules_tensor  # noqa: F401
 from graphopt.transforms.autodiff.autodiff_pass import (
     AutodiffPass,
     add_gradient,

@@ -1,0 +1,174 @@
+"""The blocked channel layout NCHWc: ``[N, C/b, H, W, b]``, ``b`` channels of
+one pixel side by side (``b = 16``: one 64-byte line of f32 on AVX-512).
+
+A conv over it reads and writes whole lines in sequence, where an NCHW conv
+tile writes a short run into each of hundreds of channel rows.  The ops:
+
+    %b = graph.reorder_nchwc %x {block = 16 : i64} : (tensor<1x32x8x8xf32>) -> tensor<1x2x8x8x16xf32>
+    %x = graph.reorder_nchw %b : (tensor<1x2x8x8x16xf32>) -> tensor<1x32x8x8xf32>
+    %y = graph.conv2d_nchwc %b, %w {strides = ..., padding = ..., dilations = ..., block = 16 : i64}
+           : (tensor<1x2x8x8x16xf32>, tensor<64x32x3x3xf32>) -> tensor<1x4x8x8x16xf32>
+
+``conv2d_nchwc`` is ``reorder_nchwc(conv2d(unblocked input, w))`` with one
+group: its input is blocked (any block dividing C) or plain NCHW (the stem
+conv of a network, 3 channels), its weight stays OIHW (the lowering packs
+it), its output is blocked by ``block``.  Elementwise ops need no blocked
+form: they apply to the 5-D tensors as they are, a per-channel constant
+becoming ``[C/b, 1, 1, b]`` (``transforms/layout_nchwc.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def
+from xdsl.utils.exceptions import VerifyException
+
+from graphopt.dialects.fuse_pattern import FusePattern
+from graphopt.dialects.graph.base import check_static_tensor, shape_str, tensor, tensor_of, tensor_of_type, type_str
+from graphopt.dialects.graph.families import UnaryTensorOp
+from graphopt.dialects.graph.properties import PropertyValue
+from graphopt.dialects.graph.window import DilatedWindowOp, check_window_props, pad_nchw, window_output_size, window_props
+
+
+def _shape(op_name: str, what: str, t: Attribute, ranks: tuple[int, ...]) -> tuple[int, ...]:
+    check_static_tensor(op_name, what, t)
+    shape = tuple(tensor_of_type(t).get_shape())
+    if len(shape) not in ranks:
+        layouts = " or ".join({4: "4 (NCHW)", 5: "5 (NCHWc)"}[r] for r in ranks)
+        raise VerifyException(f"{op_name}: {what} must have rank {layouts}, got {type_str(t)}")
+    return shape
+
+
+def _check_block(op_name: str, block: int | None, channels: int, what: str) -> int:
+    if block is None or block < 1:
+        raise VerifyException(f"{op_name}: block must be a positive int, got {block}")
+    if channels % block:
+        raise VerifyException(f"{op_name}: {what} channels {channels} are not a multiple of block {block}")
+    return block
+
+
+def to_blocked(x: np.ndarray, block: int) -> np.ndarray:
+    """``[N, C, H, W]`` -> ``[N, C/b, H, W, b]``."""
+    n, c, h, w = x.shape
+    return np.ascontiguousarray(x.reshape(n, c // block, block, h, w).transpose(0, 1, 3, 4, 2))
+
+
+def from_blocked(x: np.ndarray) -> np.ndarray:
+    """``[N, C/b, H, W, b]`` -> ``[N, C, H, W]``."""
+    n, cb, h, w, b = x.shape
+    return np.ascontiguousarray(x.transpose(0, 1, 4, 2, 3).reshape(n, cb * b, h, w))
+
+
+@irdl_op_definition
+class ReorderNchwcOp(UnaryTensorOp):
+    """NCHW -> NCHWc: ``out[n, cb, h, w, c] = in[n, cb*b + c, h, w]``."""
+
+    name = "graph.reorder_nchwc"
+    block = prop_def(IntegerAttr)
+    block_size = PropertyValue(block)
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
+
+    def __init__(self, input: SSAValue, block: int = 16):
+        super().__init__(operands=[input], properties={"block": block})
+
+    @classmethod
+    def infer_type(cls, input: Attribute, block: int | None = None) -> TensorType:
+        n, c, h, w = _shape(cls.name, "input", input, (4,))
+        b = _check_block(cls.name, block, c, "input")
+        return tensor((n, c // b, h, w, b), tensor_of_type(input).element_type)
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return [to_blocked(inputs[0], self.block_size)]
+
+
+@irdl_op_definition
+class ReorderNchwOp(UnaryTensorOp):
+    """NCHWc -> NCHW: ``out[n, c, h, w] = in[n, c / b, h, w, c % b]``."""
+
+    name = "graph.reorder_nchw"
+
+    FUSE_PATTERN: ClassVar[FusePattern] = FusePattern.INJECTIVE
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input])
+
+    @classmethod
+    def infer_type(cls, input: Attribute) -> TensorType:
+        n, cb, h, w, b = _shape(cls.name, "input", input, (5,))
+        return tensor((n, cb * b, h, w), tensor_of_type(input).element_type)
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return [from_blocked(inputs[0])]
+
+
+@irdl_op_definition
+class Conv2dNchwcOp(DilatedWindowOp):
+    """One-group conv2d from an NCHWc (or NCHW) input to an NCHWc output,
+    OIHW weight: ``reorder_nchwc(conv2d(x, w))`` (padding a real zero)."""
+
+    name = "graph.conv2d_nchwc"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+    block = prop_def(IntegerAttr)
+    block_size = PropertyValue(block)
+
+    assembly_format = "$input `,` $weight attr-dict `:` functional-type(operands, results)"
+
+    def __init__(
+        self,
+        input: SSAValue,
+        weight: SSAValue,
+        strides: Sequence[int] = (1, 1),
+        padding: Sequence[int] = (0, 0, 0, 0),
+        dilations: Sequence[int] = (1, 1),
+        block: int = 16,
+    ):
+        super().__init__(operands=[input, weight], properties={**window_props(strides, padding, dilations), "block": block})
+
+    @classmethod
+    def infer_type(
+        cls, input: Attribute, weight: Attribute, strides: Sequence[int], padding: Sequence[int],
+        dilations: Sequence[int], block: int | None = None,
+    ) -> TensorType:  # fmt: skip
+        name = cls.name
+        x = _shape(name, "input", input, (4, 5))
+        n, c, h, w = (x[0], x[1] * x[4], x[2], x[3]) if len(x) == 5 else x
+        o, ci, kh, kw = _shape(name, "weight", weight, (4,))
+        check_window_props(name, strides, padding, dilations)
+        x_elem, w_elem = tensor_of_type(input).element_type, tensor_of_type(weight).element_type
+        if x_elem != w_elem:
+            raise VerifyException(f"{name}: element types differ ({x_elem} vs {w_elem})")
+        if ci != c:
+            raise VerifyException(
+                f"{name}: weight {shape_str((o, ci, kh, kw))} reads {ci} input channels, the input has {c}"
+            )
+        if kh < 1 or kw < 1:
+            raise VerifyException(f"{name}: empty kernel {shape_str((kh, kw))}")
+        b = _check_block(name, block, o, "output")
+        oh, ow = window_output_size(name, (h, w), (kh, kw), strides, padding, dilations)
+        return tensor((n, o // b, oh, ow, b), x_elem)
+
+    @property
+    def blocked_input(self) -> bool:
+        return len(tensor_of(self.input).get_shape()) == 5
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        """The NCHW conv (one contraction per tap) of the unblocked input, blocked."""
+        x, w = inputs
+        plain = from_blocked(x) if x.ndim == 5 else x
+        n, cb, oh, ow, b = tensor_of(self.result).get_shape()
+        xp = pad_nchw(plain, self.pad_values, 0.0)
+        out = np.zeros((n, cb * b, oh, ow), x.dtype)
+        for i, j, rs, cs in self.tap_slices(w.shape[2], w.shape[3], oh, ow):
+            out += np.einsum("nchw,oc->nohw", xp[:, :, rs, cs], w[:, :, i, j])
+        return [to_blocked(out, b)]
+
+
+__all__ = ["Conv2dNchwcOp", "ReorderNchwOp", "ReorderNchwcOp", "from_blocked", "to_blocked"]

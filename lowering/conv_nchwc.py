@@ -1,0 +1,409 @@
+"""The NCHWc conv micro-kernel (``graph.conv2d_nchwc``) and the compute rules
+of the blocked-layout ops (``dialects/graph/blocked.py``).
+
+Output ``[N, O/16, OH, OW, 16]``, input ``[N, C/cl, H, W, cl]`` (``cl = 16``,
+or ``cl = 1``: an NCHW input read as 1-channel blocks), weight packed at
+compile time as ``[ceil(O/32), C/cl, KH, KW, cl, 32]`` (zero-padded):
+
+    xq = zero-padded copy of x[n]                     (only when there is padding)
+    for p in panels of 32 output channels (2 blocks)  (parallel, or the rows)
+      for oy in output rows:
+        for ox0 in tiles of R = 7 (or 8) pixels of the row (+ a shorter one):
+          acc[r][v] = 0                               (R x 2 zmm accumulators)
+          for ib, ky, kx, ci (ci by 4s):              (blocks of ~128 products)
+            acc[r][v] = fma(bcast(xq[ib, oy*sy + ky, (ox0 + r)*sx + kx, ci]), W[p, ib, ky, kx, ci, 16v], acc[r][v])
+          out[n, 2p + v, oy, ox0 + r, :] = epilogue(acc[r][v])   (one 64-byte store each)
+
+Every tile reads whole 64-byte lines of the input (the 16 channels of a
+pixel) and writes whole lines of the output and residual, in sequence, where
+the NCHW GEMM's tile writes a short run into each of hundreds of channel
+rows.  The fused epilogue runs on the accumulator vectors (the 16 lanes are
+the 16 channels of a block: a per-channel bias is one ``[16]`` load), no
+transpose.  Sums over K are blocked as in ``conv_gemm``: about 128 products
+from zero in registers, the block sums added to a tile (two levels when
+there are many), so the rounding error grows with the block length, not K.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import arith, memref, vector
+from xdsl.dialects.builtin import (
+    ArrayAttr, BytesAttr, DenseIntOrFPElementsAttr, IntegerAttr, MemRefType, StringAttr, TensorType, UnitAttr, VectorType,
+    f32, i64,
+)
+from xdsl.ir import SSAValue
+
+from graphopt import rules
+from graphopt.dialects import graph
+from graphopt.dialects.graph import tensor_of
+from graphopt.lowering.compute_rules import elem_type, register_compute_rule, s_mac
+from graphopt.lowering.conv_gemm import TWO_LEVEL_BLOCKS, channel_block, idx_plus
+from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.parallel_split import parallel_copy, split_panels
+from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile, tile_value
+from graphopt.lowering.rules_nn import Window, reduce_dims
+from graphopt.lowering.rules_tensor import select
+
+LANES = 16
+#: Register tiles (output blocks x pixels): WIDE when the output blocks
+#: come in fours (24 accumulators: 4 weight and 6 broadcast loads per 24
+#: FMAs), else NARROW (two blocks, 7 pixels when they divide the row, else 8
+#: and a shorter last tile).  Rows of at most NARROW_ROWS pixels that are not
+#: flattened (a pointwise stride-1 conv runs over the plane's pixels as one
+#: row) take the narrow tile.  Measured, one thread, warm, interleaved: wide
+#: 1x1 256->64 @56 0.78 -> 0.74 ms, 1024->256 @14 0.78 -> 0.72, 3x3 64 @56
+#: 1.64 -> 1.55; narrow 3x3 256 @14 2.20 -> 1.66 (6 + 6 + 2 pixels), 128 @28
+#: 1.53 -> 1.51.
+WIDE = (4, 6)
+NARROW = (2, 7)
+NARROW_ROWS = 28
+#: Largest weight panel of a wide tile: every tile streams its panel from L2,
+#: next to the input (2048->512 @7: 512 KB + 400 KB of input, slower wide).
+WIDE_PANEL_BYTES = 256 * 1024
+#: Input channels of a block per straight-line step of a pointwise conv's
+#: inner loop (code size against loop overhead).
+UNROLL_CI = 4
+#: Largest zero-padded input copy (a stack buffer), as in conv_gemm.
+MAX_XQ_BYTES = 4 * 1024 * 1024
+
+
+@dataclass
+class NchwcPlan:
+    """The schedule of one ``conv2d_nchwc`` kernel (see the module docstring);
+    ``a``, ``b``, ``pack_b``, ``packed`` are what ``graph_to_loop`` and
+    ``gemm.plan_gemm`` ask of every GEMM-class plan."""
+
+    anchor: graph.Conv2dNchwcOp
+    a: SSAValue
+    b: SSAValue
+    n: int
+    cb: int  # input channel blocks
+    cl: int  # channels per input block (1: an NCHW input)
+    h: int
+    w: int
+    o: int
+    kh: int
+    kw: int
+    oh: int
+    ow: int
+    stride: tuple[int, int]
+    pad: tuple[int, int, int, int]
+    nb: int = 2  # output blocks per panel (and per register tile)
+    mr: int = 7  # pixels per register tile
+    flat: bool = False  # pixels run over the whole plane (pointwise, stride 1)
+    pack_b: bool = True
+    packed: SSAValue | None = None
+
+    @property
+    def padded(self) -> bool:
+        return any(self.pad)
+
+    @property
+    def hp(self) -> int:
+        return self.h + self.pad[0] + self.pad[2]
+
+    @property
+    def wp(self) -> int:
+        return self.w + self.pad[1] + self.pad[3]
+
+    def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
+        packed = pack_nchwc_weight(np.asarray(const.reference()[0], dtype=np.float32), self.cl, self.nb)
+        attr = DenseIntOrFPElementsAttr(TensorType(f32, packed.shape), BytesAttr(packed.tobytes()))
+        return memref.GlobalOp.get(
+            StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
+        )
+
+    def emit(self, em: KernelEmitter, root: SSAValue, out: SSAValue) -> None:
+        emit_nchwc(em, self, root, out)
+
+
+def pack_nchwc_weight(w: np.ndarray, cl: int, nb: int) -> np.ndarray:
+    """``w[O, C, KH, KW]`` as ``[ceil(O/16nb), C/cl, KH, KW, cl, 16nb]``, zero-padded."""
+    o, c, kh, kw = w.shape
+    nr = nb * LANES
+    panels = -(-o // nr)
+    padded = np.zeros((panels * nr, c, kh, kw), np.float32)
+    padded[:o] = w
+    blocked = padded.reshape(panels, nr, c // cl, cl, kh, kw)
+    return np.ascontiguousarray(blocked.transpose(0, 2, 4, 5, 3, 1))
+
+
+def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict) -> NchwcPlan | None:
+    """The micro-kernel for a constant-weight f32 conv with unit dilations
+    and 16-channel output blocks; else None (the compute rule's loops)."""
+    if conv.weight not in constants or conv.dilation_values != (1, 1) or conv.block_size != LANES:
+        return None
+    x = tensor_of(conv.input).get_shape()
+    n, cb, h, w, cl = x if len(x) == 5 else (*x[:2], *x[2:], 1)
+    o, _, kh, kw = tensor_of(conv.weight).get_shape()
+    _, _, oh, ow, _ = tensor_of(conv.result).get_shape()
+    plan = NchwcPlan(conv, conv.input, conv.weight, n, cb, cl, h, w, o, kh, kw, oh, ow,
+                     conv.stride_values, conv.pad_values)  # fmt: skip
+    if plan.padded and cb * cl * plan.hp * plan.wp * 4 > MAX_XQ_BYTES:
+        return None
+    plan.flat = (kh, kw) == (1, 1) and plan.stride == (1, 1) and not plan.padded and cl > 1
+    width = oh * ow if plan.flat else ow
+    wide_panel = cb * cl * kh * kw * WIDE[0] * LANES * 4
+    wide = (o // LANES) % WIDE[0] == 0 and width > NARROW_ROWS and wide_panel <= WIDE_PANEL_BYTES
+    plan.nb, plan.mr = WIDE if wide else NARROW
+    if plan.nb == NARROW[0] and width % plan.mr:
+        plan.mr = 8
+    return plan
+
+
+rules.GEMM_PLAN.register(graph.Conv2dNchwcOp, plan_nchwc)
+
+
+# --------------------------------------------------------------------------
+# emission
+# --------------------------------------------------------------------------
+
+
+def emit_padded(em: KernelEmitter, plan: NchwcPlan, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
+    """``xq[ib, i, j, :] = x[n, ib, i - pt, j - pl, :]``, zero outside ``x``:
+    static ranges, a vector per pixel of a 16-channel block."""
+    pt, pl = plan.pad[:2]
+    cl = plan.cl
+    vt = VectorType(f32, [cl])
+    zero = em.scalar_constant(0.0, f32)
+    zero_v = em.emit(vector.BroadcastOp(zero, vt)).results[0] if cl > 1 else zero
+
+    def put(value: SSAValue, at: list[SSAValue]) -> None:
+        if cl > 1:
+            em.emit_here(vector.StoreOp(value, xq, [*at, em.index(0)]))
+        else:
+            em.store(value, xq, [*at, em.index(0)])
+
+    def block(ib: SSAValue) -> None:
+        def zeros(i: SSAValue, lo: int, hi: int) -> None:
+            if hi > lo:
+                em.loop(hi, lambda j: put(zero_v, [ib, i, j]), start=lo)
+
+        def row(i: SSAValue) -> None:
+            src_row = em.emit(arith.SubiOp(i, em.index(pt))).results[0] if pt else i
+
+            def col(j: SSAValue) -> None:
+                q = em.emit(arith.SubiOp(j, em.index(pl))).results[0] if pl else j
+                if cl > 1:
+                    put(em.emit_here(vector.LoadOp(x, [n, ib, src_row, q, em.index(0)], vt)).results[0], [ib, i, j])
+                else:
+                    put(em.emit_here(memref.LoadOp.get(x, [n, ib, src_row, q])).results[0], [ib, i, j])
+
+            zeros(i, 0, pl)
+            em.loop(pl + plan.w, col, start=pl)
+            zeros(i, pl + plan.w, plan.wp)
+
+        if pt:
+            em.loop(pt, lambda i: zeros(i, 0, plan.wp))
+        em.loop(pt + plan.h, row, start=pt)
+        if plan.hp > pt + plan.h:
+            em.loop(plan.hp, lambda i: zeros(i, 0, plan.wp), start=pt + plan.h)
+
+    em.loop(plan.cb, block, parallel=parallel_copy(plan.cb * plan.cl * plan.hp * plan.wp))
+
+
+def _collapsed_pixels(em: KernelEmitter, buf: SSAValue) -> SSAValue:
+    """``[N, CB, H, W, c]`` as ``[N, CB, H*W, c]``: a flat pixel index."""
+    n, cb, h, w, c = buf.type.get_shape()  # type: ignore[attr-defined]
+    groups = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in ([0], [1], [2, 3], [4])])
+    op = memref.CollapseShapeOp(
+        operands=[buf], result_types=[MemRefType(f32, [n, cb, h * w, c])], properties={"reassociation": groups}
+    )
+    return em.emit(op).results[0]
+
+
+def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue) -> None:
+    """The whole output nest of an NCHWc conv kernel (the module docstring)."""
+    conv = plan.anchor
+    x = em.sources[plan.a]
+    vt = VectorType(f32, [LANES])
+    zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
+    xq = em.local_buffer([plan.cb, plan.hp, plan.wp, plan.cl], f32) if plan.padded else None
+    x_flat = _collapsed_pixels(em, x) if plan.flat else None
+    mr, nb, nr = plan.mr, plan.nb, plan.nb * LANES
+    taps = plan.kh * plan.kw * plan.cl
+    cbk = channel_block(plan.cb, taps)  # input blocks per accumulation block
+    nblocks = -(-plan.cb // cbk)
+    epilogue_v = VectorEpilogue.plan(conv, root, em.sources, (4,))
+    # The register tile goes through a stack tile when block sums add up
+    # there, or when the scalar epilogue reads it.
+    tile = em.local_buffer([mr, nr], f32) if nblocks > 1 or epilogue_v is None else None
+    mid = em.local_buffer([mr, nr], f32) if nblocks > TWO_LEVEL_BLOCKS else None
+    # Blocks per mid-level sum: about sqrt(blocks), a divisor when one is near
+    # (one copy of the block loop, no remainder group).
+    group = max(2, round(nblocks**0.5))
+    group = next((d for d in range(group, max(2, group // 2) - 1, -1) if nblocks % d == 0), group)
+    sy, sx = plan.stride
+
+    def a_load(n, ib, iy, ix, ci) -> SSAValue:
+        if xq is not None:
+            buf, at = xq, [ib, iy, ix, ci]
+        elif x_flat is not None:
+            buf, at = x_flat, [n, ib, ix, ci]
+        else:
+            buf, at = x, [n, ib, iy, ix, ci] if plan.cl > 1 else [n, ib, iy, ix]
+        return em.emit_here(memref.LoadOp.get(buf, at)).results[0]
+
+    def block_sum(n, p, oy, ox0, rows: int, nvec: int, ib0: SSAValue, count: int) -> list[SSAValue]:
+        """The accumulators over input blocks ``ib0 .. ib0 + count``.
+
+        A pointwise conv runs the block's channels UNROLL_CI at a time
+        straight; a conv with more taps loops over the channels and runs
+        each kernel row's taps straight (an NCHW input has no channels)."""
+        pointwise = plan.kh * plan.kw == 1
+        if plan.cl == 1:
+            names, extents, unroll = ("ib", "ky", "kx"), [count, plan.kh, plan.kw], (False, False, True)
+        elif pointwise:
+            names, extents, unroll = ("ib", "c4", "c1"), [count, plan.cl // UNROLL_CI, UNROLL_CI], (False, False, True)
+        else:
+            names, extents, unroll = ("ib", "ky", "ci", "kx"), [count, plan.kh, plan.cl, plan.kw], (False,) * 3 + (True,)
+
+        def body(ivs, accs):
+            iv = dict(zip(names, ivs))
+            ib = em.idx_add(ib0, iv["ib"])
+            ky, kx = iv.get("ky", em.index(0)), iv.get("kx", em.index(0))
+            ci = em.idx_add(em.idx_mul(iv["c4"], UNROLL_CI), iv["c1"]) if "c4" in iv else iv.get("ci", em.index(0))
+            iy = em.idx_add(em.idx_mul(oy, sy), ky)
+            ws = [em.emit_here(vector.LoadOp(plan.packed, [p, ib, ky, kx, ci, em.index(v * LANES)], vt)).results[0]
+                  for v in range(nvec)]  # fmt: skip
+            nxt = list(accs)
+            for r in range(rows):
+                ix = em.idx_add(em.idx_mul(idx_plus(em, ox0, r), sx), kx)
+                av = em.emit(vector.BroadcastOp(a_load(n, ib, iy, ix, ci), vt)).results[0]
+                for v in range(nvec):
+                    nxt[r * nvec + v] = em.emit(vector.FMAOp(av, ws[v], nxt[r * nvec + v])).results[0]
+            return nxt
+
+        return em.reduce(extents, [zero_v] * (rows * nvec), body, unroll)
+
+    def at(r: int, v: int) -> list[SSAValue]:
+        return [em.index(r), em.index(v * LANES)]
+
+    def add_into(buf: SSAValue, accs: list[SSAValue], rows: int, nvec: int) -> None:
+        for r in range(rows):
+            for v in range(nvec):
+                old = em.emit_here(vector.LoadOp(buf, at(r, v), vt)).results[0]
+                em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], buf, at(r, v)))
+
+    def clear(buf: SSAValue, rows: int, nvec: int) -> None:
+        for r in range(rows):
+            for v in range(nvec):
+                em.emit_here(vector.StoreOp(zero_v, buf, at(r, v)))
+
+    def tile_row(n, p, oy, ox0, rows: int, nvec: int) -> None:
+        """One register tile: ``rows`` pixels from ``ox0`` of row ``oy`` (of
+        the flat plane when ``oy`` is None), ``nvec`` blocks of panel ``p``."""
+        y = em.index(0) if oy is None else oy
+        if nblocks == 1:
+            accs = block_sum(n, p, y, ox0, rows, nvec, em.index(0), plan.cb)
+            if tile is not None:
+                for r in range(rows):
+                    for v in range(nvec):
+                        em.emit_here(vector.StoreOp(accs[r * nvec + v], tile, at(r, v)))
+        else:
+            clear(tile, rows, nvec)
+            if mid is None:
+                em.loop_blocks(plan.cb, cbk, lambda ib0, c: add_into(tile, block_sum(n, p, y, ox0, rows, nvec, ib0, c), rows, nvec))
+            else:
+
+                def grouped(g0: SSAValue, count: int) -> None:
+                    clear(mid, rows, nvec)
+                    em.loop_blocks(count, cbk, lambda ib0, c: add_into(
+                        mid, block_sum(n, p, y, ox0, rows, nvec, em.idx_add(g0, ib0), c), rows, nvec))
+                    part = [em.emit_here(vector.LoadOp(mid, at(r, v), vt)).results[0] for r in range(rows) for v in range(nvec)]
+                    add_into(tile, part, rows, nvec)
+
+                em.loop_blocks(plan.cb, group * cbk, grouped)
+            accs = None
+        for r in range(rows):
+            px = idx_plus(em, ox0, r)
+            yy, xx = (em.idx_div(px, plan.ow), em.idx_rem(px, plan.ow)) if oy is None else (oy, px)
+            for v in range(nvec):
+                blk = idx_plus(em, em.idx_mul(p, nb), v)
+                if epilogue_v is not None:
+                    idx = [n, blk, yy, xx, em.index(0)]
+                    t = accs[r * nvec + v] if accs is not None else em.emit_here(vector.LoadOp(tile, at(r, v), vt)).results[0]
+                    em.emit_here(vector.StoreOp(epilogue_v.emit(em, idx, t, LANES), out, idx))
+                else:
+                    em.loop(LANES, lambda c, r=r, v=v, yy=yy, xx=xx, blk=blk: store_from_tile(
+                        em, root, out, (conv, (n, blk, yy, xx, c), tile, em.index(r), idx_plus(em, c, v * LANES))))
+
+    width = plan.oh * plan.ow if plan.flat else plan.ow
+    full_tiles, rem = divmod(width, mr)
+    full_panels, last = divmod(plan.o // LANES, nb)
+    k = plan.cb * plan.cl * plan.kh * plan.kw
+    rows = full_tiles if plan.flat else plan.oh
+    by_panels = split_panels(rows, full_panels, plan.o * k, plan.cb * plan.cl * plan.hp * plan.wp)
+
+    def rows_of(n, p, nvec: int) -> None:
+        def tiles(oy) -> None:
+            if full_tiles:
+                em.loop(full_tiles, lambda t: tile_row(n, p, oy, em.idx_mul(t, mr), mr, nvec), parallel=oy is None)
+            if rem:
+                tile_row(n, p, oy, em.index(full_tiles * mr), rem, nvec)
+
+        if plan.flat:
+            tiles(None)
+        else:
+            em.loop(plan.oh, tiles, parallel=True)
+
+    def image(n):
+        if xq is not None:
+            emit_padded(em, plan, x, n, xq)
+        if full_panels:
+            em.loop(full_panels, lambda p: rows_of(n, p, nb), parallel=by_panels)
+        if last:
+            rows_of(n, em.index(full_panels), last)
+
+    em.loop(plan.n, image)
+
+
+# --------------------------------------------------------------------------
+# compute rules (the blocked ops anywhere else: epilogues, other layouts)
+# --------------------------------------------------------------------------
+
+
+@register_compute_rule(graph.ReorderNchwcOp)
+def _reorder_nchwc(em: KernelEmitter, op: graph.ReorderNchwcOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    n, cb, y, x, c = idx
+    return em.value_at(op.input, [n, em.idx_add(em.idx_mul(cb, op.block_size), c), y, x])
+
+
+@register_compute_rule(graph.ReorderNchwOp)
+def _reorder_nchw(em: KernelEmitter, op: graph.ReorderNchwOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    n, c, y, x = idx
+    b = tensor_of(op.input).get_shape()[4]
+    return em.value_at(op.input, [n, em.idx_div(c, b), y, x, em.idx_rem(c, b)])
+
+
+@register_compute_rule(graph.Conv2dNchwcOp)
+def _conv2d_nchwc(em: KernelEmitter, op: graph.Conv2dNchwcOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """``out[n, ob, y, x, oc] = sum_{ib, ci, ky, kx} in[n, ib, iy, ix, ci] *
+    w[ob*b + oc, ib*cl + ci, ky, kx]``: a dot product per element (or the
+    micro-kernel's tile)."""
+    if (tiled := tile_value(em, op, idx)) is not None:
+        return tiled
+    n, ob, y, x, oc = idx
+    shape = tensor_of(op.input).get_shape()
+    cb, h, w, cl = (shape[1], shape[2], shape[3], shape[4]) if len(shape) == 5 else (shape[1], shape[2], shape[3], 1)
+    _, _, kh, kw = tensor_of(op.weight).get_shape()
+    o = em.idx_add(em.idx_mul(ob, op.block_size), oc)
+    win = Window(em, op, [y, x], [h, w])
+    zero = em.scalar_constant(0.0, elem_type(op.result))
+
+    def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+        ib, ci, ky, kx = ivs
+        (iy, ix), ok = win.at(ky, kx)
+        v = em.value_at(op.input, [n, ib, iy, ix, ci] if len(shape) == 5 else [n, ib, iy, ix])
+        if ok is not None:
+            v = select(em, ok, v, zero)
+        c = em.idx_add(em.idx_mul(ib, cl), ci) if cl > 1 else ib
+        return s_mac(em, acc, v, em.value_at(op.weight, [o, c, ky, kx]), reduction=True)
+
+    return reduce_dims(em, [cb, cl, kh, kw], zero, body)
+
+
+__all__ = ["NchwcPlan", "pack_nchwc_weight", "plan_nchwc"]

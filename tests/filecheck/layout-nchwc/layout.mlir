@@ -1,0 +1,46 @@
+// RUN: graph-opt -p 'layout-nchwc{min-macs-per-reordered=0}' %s | filecheck %s
+// RUN: graph-opt -p layout-nchwc %s | filecheck %s --check-prefix=COST
+
+// A chain of two convs, a per-channel bias, relu and a residual add goes
+// blocked: one reorder in, the bias re-laid out as [C/16, 1, 1, 16], one
+// reorder back where the chain meets the return.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME:  (%[[X:.*]]: tensor<1x32x4x4xf32>)
+// CHECK:       %[[XB:.*]] = graph.reorder_nchwc %[[X]] {block = 16 : i64}
+// CHECK:       %[[C0:.*]] = graph.conv2d_nchwc %[[XB]], %{{.*}} {{.*}} -> tensor<1x2x4x4x16xf32>
+// CHECK:       %[[B:.*]] = graph.constant {{.*}} : tensor<2x1x1x16xf32>
+// CHECK:       %[[S:.*]] = graph.add %[[C0]], %[[B]] : (tensor<1x2x4x4x16xf32>, tensor<2x1x1x16xf32>) -> tensor<1x2x4x4x16xf32>
+// CHECK:       %[[A:.*]] = graph.relu %[[S]] : tensor<1x2x4x4x16xf32>
+// CHECK:       %[[C1:.*]] = graph.conv2d_nchwc %[[A]], %{{.*}} {{.*}} -> tensor<1x2x4x4x16xf32>
+// CHECK:       %[[R:.*]] = graph.add %[[C1]], %[[XB]] : (tensor<1x2x4x4x16xf32>, tensor<1x2x4x4x16xf32>)
+// CHECK:       %[[Y:.*]] = graph.reorder_nchw %[[R]] : (tensor<1x2x4x4x16xf32>) -> tensor<1x32x4x4xf32>
+// CHECK-NOT:   graph.conv2d {{.*}}
+// CHECK:       func.return %[[Y]]
+// COST-LABEL:  func.func @chain
+// COST-NOT:    graph.conv2d_nchwc
+func.func @chain(%x: tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32> {
+  %w0 = graph.constant splat 0.5 : tensor<32x32x3x3xf32>
+  %c0 = graph.conv2d %x, %w0 {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x4x4xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x4x4xf32>
+  %b = graph.constant splat 0.25 : tensor<32x1x1xf32>
+  %s = graph.add %c0, %b : (tensor<1x32x4x4xf32>, tensor<32x1x1xf32>) -> tensor<1x32x4x4xf32>
+  %a = graph.relu %s : tensor<1x32x4x4xf32>
+  %w1 = graph.constant splat 0.125 : tensor<32x32x1x1xf32>
+  %c1 = graph.conv2d %a, %w1 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x4x4xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x4x4xf32>
+  %r = graph.add %c1, %x : (tensor<1x32x4x4xf32>, tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  func.return %r : tensor<1x32x4x4xf32>
+}
+
+// A lone conv, a grouped one and one with 24 output channels stay NCHW.
+// CHECK-LABEL: func.func @unchanged
+// CHECK-NOT:   graph.conv2d_nchwc
+// CHECK-NOT:   graph.reorder
+// CHECK:       func.return
+func.func @unchanged(%x: tensor<1x32x4x4xf32>) -> (tensor<1x32x4x4xf32>, tensor<1x24x4x4xf32>) {
+  %w0 = graph.constant splat 0.5 : tensor<32x16x1x1xf32>
+  %g = graph.conv2d %x, %w0 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 2 : i64} : (tensor<1x32x4x4xf32>, tensor<32x16x1x1xf32>) -> tensor<1x32x4x4xf32>
+  %w1 = graph.constant splat 0.5 : tensor<32x32x1x1xf32>
+  %c = graph.conv2d %g, %w1 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x4x4xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x4x4xf32>
+  %w2 = graph.constant splat 0.5 : tensor<24x32x1x1xf32>
+  %d = graph.conv2d %c, %w2 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x4x4xf32>, tensor<24x32x1x1xf32>) -> tensor<1x24x4x4xf32>
+  func.return %c, %d : tensor<1x32x4x4xf32>, tensor<1x24x4x4xf32>
+}

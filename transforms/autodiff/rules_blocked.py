@@ -1,0 +1,42 @@
+"""Gradient rules of the NCHWc layout ops (``dialects/graph/blocked.py``).
+
+A reorder's gradient is the inverse reorder; ``conv2d_nchwc`` is
+``reorder_nchwc(conv2d(x, w))``, so its gradients are the NCHW conv's
+backward ops on the gradient reordered back (and the input gradient
+reordered to the input's layout)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import SSAValue
+
+from graphopt.dialects import graph
+from graphopt.transforms.autodiff.rules import GradContext, register_gradient_rule, shape_of
+
+Grads = Sequence[SSAValue | None]
+
+
+@register_gradient_rule(graph.ReorderNchwcOp)
+def _reorder_nchwc(ctx: GradContext, op: graph.ReorderNchwcOp, grads: Grads):
+    return [ctx.apply(graph.ReorderNchwOp, grads[0])]
+
+
+@register_gradient_rule(graph.ReorderNchwOp)
+def _reorder_nchw(ctx: GradContext, op: graph.ReorderNchwOp, grads: Grads):
+    return [ctx.apply(graph.ReorderNchwcOp, grads[0], shape_of(op.input)[4])]
+
+
+@register_gradient_rule(graph.Conv2dNchwcOp)
+def _conv2d_nchwc(ctx: GradContext, op: graph.Conv2dNchwcOp, grads: Grads):
+    g = ctx.apply(graph.ReorderNchwOp, grads[0])
+    window = dict(strides=op.stride_values, padding=op.pad_values, dilations=op.dilation_values, groups=1)
+    x = ctx.apply(graph.ReorderNchwOp, op.input) if op.blocked_input else op.input
+    dx = dw = None
+    if ctx.needs(0):
+        dx = ctx.apply(graph.Conv2dGradInputOp, g, op.weight, shape_of(x), **window)
+        if op.blocked_input:
+            dx = ctx.apply(graph.ReorderNchwcOp, dx, shape_of(op.input)[4])
+    if ctx.needs(1):
+        dw = ctx.apply(graph.Conv2dGradFilterOp, x, g, shape_of(op.weight)[2:], **window)
+    return [dx, dw]
