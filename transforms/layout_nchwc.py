@@ -190,7 +190,8 @@ class _Layout:
                 new = graph.Conv2dNchwcOp(x, op.weight, op.stride_values, op.pad_values, op.dilation_values, BLOCK)
             else:
                 operands = [blocked_operand(v, op, out_shape) for v in op.operands]
-                new_type = tensor(np.broadcast_shapes(*[tuple(tensor_of(v).get_shape()) for v in operands]), f32)
+                shape = np.broadcast_shapes(*[tuple(tensor_of(v).get_shape()) for v in operands])
+                new_type = tensor(shape, tensor_of(op.results[0]).element_type)
                 new = type(op).create(
                     operands=operands, result_types=[new_type],
                     properties=dict(op.properties), attributes=dict(op.attributes),
