@@ -7,7 +7,9 @@ into one function per kernel as ``kernel_profile.py`` does, all compiled into
 one module; one sample calls every kernel once, in model order, on the
 arrays its producers wrote, first at 1 thread and then at 2 (the thread count
 is switched between the passes), interleaved with whole-model calls (-O3) at
-1 and 2 threads; medians.  Per call: the calling thread's CPU time at 1
+1 and 2 threads; medians.  Every timed pass or call follows an untimed one at
+the same thread count: steady state, as ``harness.py`` times (after a pause,
+the pool's worker sleeps and its core is cold: ``--first-call``).  Per call: the calling thread's CPU time at 1
 thread; at 2 threads the wall time and the CPU time of the calling thread
 and of the pool's worker, each from its own thread CPU clock, and the time
 both waited in the run queue (``/proc/self/task/*/schedstat``).  On a shared
@@ -289,24 +291,31 @@ def main() -> None:
     if args.realtime:
         harness.realtime(True)
     for _ in range(args.repeats):
+        # Steady state, as harness.py times: every timed call follows an
+        # untimed one at the same thread count (after a pause, the first
+        # region pays for waking the pool's sleeping worker, see --first-call).
         whole.num_threads = 1
+        entry(image)
         t0 = time.thread_time()
         entry(image)
         c1 = time.thread_time() - t0
         whole.num_threads = 2
-        time.sleep(0.05)
+        entry(image)
         before, w0 = thread_times(), time.perf_counter()
         entry(image)
         w1, after = time.perf_counter(), thread_times()
         model.append((c1, w1 - w0, *split_times(before, after, caller)))
         compiled.num_threads = 1
+        for cfunc, ptrs in calls:
+            cfunc(*ptrs)
         one = []
         for cfunc, ptrs in calls:
             t0 = time.thread_time()
             cfunc(*ptrs)
             one.append(time.thread_time() - t0)
         compiled.num_threads = 2
-        time.sleep(0.05)
+        for cfunc, ptrs in calls:
+            cfunc(*ptrs)
         for k, c1, (cfunc, ptrs) in zip(kernels, one, calls):
             before, w0 = thread_times(), time.perf_counter()
             cfunc(*ptrs)
