@@ -186,11 +186,8 @@ def first_call_costs(compiled, entry, image, repeats: int) -> dict[tuple[str, in
                     time.sleep(0.15)
                 if region:
                     wake()
-                before, w0 = thread_times(), time.perf_counter()
-                entry(image)
-                w1, after = time.perf_counter(), thread_times()
-                me, pool, _ = split_times(before, after, caller)
-                out[(case, t)].append((w1 - w0, me, pool))
+                wall, me, pool, _ = timed_call(lambda: entry(image), caller)
+                out[(case, t)].append((wall, me, pool))
     del keep
     return out
 
@@ -221,6 +218,18 @@ def thread_times() -> dict[int, tuple[int, int]]:
             continue
         out[tid] = (run, wait)
     return out
+
+
+def timed_call(call, caller: int) -> tuple[float, float, float, float]:
+    """One call: its wall time, the calling thread's CPU time (its own clock,
+    read right around the call: reading ``/proc`` costs tens of us), the
+    pool's CPU time and the time all waited in the run queue."""
+    before = thread_times()
+    c0, w0 = time.thread_time(), time.perf_counter()
+    call()
+    w1, c1 = time.perf_counter(), time.thread_time()
+    _, pool, queued = split_times(before, thread_times(), caller)
+    return w1 - w0, c1 - c0, pool, queued
 
 
 def split_times(before: dict, after: dict, caller: int) -> tuple[float, float, float]:
@@ -301,10 +310,7 @@ def main() -> None:
         c1 = time.thread_time() - t0
         whole.num_threads = 2
         entry(image)
-        before, w0 = thread_times(), time.perf_counter()
-        entry(image)
-        w1, after = time.perf_counter(), thread_times()
-        model.append((c1, w1 - w0, *split_times(before, after, caller)))
+        model.append((c1, *timed_call(lambda: entry(image), caller)))
         compiled.num_threads = 1
         for cfunc, ptrs in calls:
             cfunc(*ptrs)
@@ -317,10 +323,7 @@ def main() -> None:
         for cfunc, ptrs in calls:
             cfunc(*ptrs)
         for k, c1, (cfunc, ptrs) in zip(kernels, one, calls):
-            before, w0 = thread_times(), time.perf_counter()
-            cfunc(*ptrs)
-            w1, after = time.perf_counter(), thread_times()
-            samples[k.name].append((c1, w1 - w0, *split_times(before, after, caller)))
+            samples[k.name].append((c1, *timed_call(lambda: cfunc(*ptrs), caller)))
 
     if args.realtime:
         harness.realtime(False)
