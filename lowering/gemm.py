@@ -488,63 +488,44 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES)
             epilogue(batch, i0, j0, rows, cols)
 
-        def tile_cols(i0: SSAValue, rows: int, first: int | SSAValue, count: int) -> None:
-            """Row tile ``i0`` over the ``count`` full panels from ``first``."""
-            at = (lambda p: em.idx_add(first, p)) if isinstance(first, SSAValue) else (lambda p: p)  # noqa: E731
-            em.loop(first + count if isinstance(first, int) else count, lambda p: panel_at(i0, rows, at(p)),
-                    start=first if isinstance(first, int) else 0)  # fmt: skip
+        def tiles(i0: SSAValue, rows: int, first: int | SSAValue, count: int, partial: bool) -> None:
+            """Row tile ``i0`` over ``count`` full panels from ``first``, then the partial one."""
+            at = (lambda p: em.idx_add(first, p)) if isinstance(first, SSAValue) else (lambda p: idx_plus(em, p, first))  # noqa: E731
+            if count:
+                em.loop(count, lambda p: panel_at(i0, rows, at(p)))
+            if partial and last:
+                panel_at(i0, rows, em.index(full), last)
 
-        def row_tiles(body) -> None:
+        def row_tiles(body, parallel: bool = False) -> None:
             if full_tiles:
-                em.loop(full_tiles, lambda ib: body(em.idx_mul(ib, MR), MR))
+                em.loop(full_tiles, lambda ib: body(em.idx_mul(ib, MR), MR), parallel=parallel)
             if rem_rows:
                 body(em.index(full_tiles * MR), rem_rows)
 
-        pix_blocks = parallel_split.pixel_blocks(full, m, n)
-        if pix_blocks:
-            # Each block of panels (pixels) is copied and run by one thread,
-            # row tiles outermost within it; the panels left over after
-            # (copied first, so that the copy stays shared) on the caller.
-            size, done = full // pix_blocks, full // pix_blocks * pix_blocks
+        # Pixel blocks: each block of panels is copied and run by one thread,
+        # row tiles outermost within it; the panels left over, after, on the
+        # caller.  Else the copy, then the row tiles, split.
+        blocks = parallel_split.pixel_blocks(full, m, n)
+        size = full // blocks if blocks else 0
+        done = size * blocks
+        # Serial copies first: parallel.py takes a buffer whose next use
+        # after a parallel loop is a store for per-thread scratch.
+        if last:
+            copy(em.index(full), last)
+        if blocks:
             if full > done:
                 em.loop(full, copy, start=done)
-            if last:
-                copy(em.index(full), last)
 
             def block(b) -> None:
                 first = em.idx_mul(b, size)
                 em.loop(size, lambda p: copy(em.idx_add(first, p)))
-                row_tiles(lambda i0, rows: tile_cols(i0, rows, first, size))
+                row_tiles(lambda i0, rows: tiles(i0, rows, first, size, False))
 
-            em.loop(pix_blocks, block, parallel=True)
-
-            def rest(i0: SSAValue, rows: int) -> None:
-                if full > done:
-                    tile_cols(i0, rows, done, full - done)
-                if last:
-                    panel_at(i0, rows, em.index(full), last)
-
-            if full > done or last:
-                row_tiles(rest)
-            return
-
-        # The partial panel first: parallel.py takes a buffer whose next use
-        # after a parallel loop is a store for per-thread scratch.
-        if last:
-            copy(em.index(full), last)
-        if full:
+            em.loop(blocks, block, parallel=True)
+        elif full:
             em.loop(full, copy, parallel=True)
-
-        def tile_row(i0: SSAValue, rows: int) -> None:
-            if full:
-                tile_cols(i0, rows, 0, full)
-            if last:
-                panel_at(i0, rows, em.index(full), last)
-
-        if full_tiles:
-            em.loop(full_tiles, lambda ib: tile_row(em.idx_mul(ib, MR), MR), parallel=True)
-        if rem_rows:
-            tile_row(em.index(full_tiles * MR), rem_rows)
+        if full > done or last:
+            row_tiles(lambda i0, rows: tiles(i0, rows, done, full - done, True), parallel=not blocks)
 
     def one_batch(batch) -> None:
         if rows_outer:
