@@ -7,7 +7,9 @@ into one function per kernel as ``kernel_profile.py`` does, all compiled into
 one module; one sample calls every kernel once, in model order, on the
 arrays its producers wrote, first at 1 thread and then at 2 (the thread count
 is switched between the passes), interleaved with whole-model calls (-O3) at
-1 and 2 threads; medians.  Per call: the calling thread's CPU time at 1
+1 and 2 threads; medians.  Every timed pass or call follows an untimed one at
+the same thread count: steady state, as ``harness.py`` times (after a pause,
+the pool's worker sleeps and its core is cold: ``--first-call``).  Per call: the calling thread's CPU time at 1
 thread; at 2 threads the wall time and the CPU time of the calling thread
 and of the pool's worker, each from its own thread CPU clock, and the time
 both waited in the run queue (``/proc/self/task/*/schedstat``).  On a shared
@@ -184,11 +186,8 @@ def first_call_costs(compiled, entry, image, repeats: int) -> dict[tuple[str, in
                     time.sleep(0.15)
                 if region:
                     wake()
-                before, w0 = thread_times(), time.perf_counter()
-                entry(image)
-                w1, after = time.perf_counter(), thread_times()
-                me, pool, _ = split_times(before, after, caller)
-                out[(case, t)].append((w1 - w0, me, pool))
+                wall, me, pool, _ = timed_call(lambda: entry(image), caller)
+                out[(case, t)].append((wall, me, pool))
     del keep
     return out
 
@@ -219,6 +218,18 @@ def thread_times() -> dict[int, tuple[int, int]]:
             continue
         out[tid] = (run, wait)
     return out
+
+
+def timed_call(call, caller: int) -> tuple[float, float, float, float]:
+    """One call: its wall time, the calling thread's CPU time (its own clock,
+    read right around the call: reading ``/proc`` costs tens of us), the
+    pool's CPU time and the time all waited in the run queue."""
+    before = thread_times()
+    c0, w0 = time.thread_time(), time.perf_counter()
+    call()
+    w1, c1 = time.perf_counter(), time.thread_time()
+    _, pool, queued = split_times(before, thread_times(), caller)
+    return w1 - w0, c1 - c0, pool, queued
 
 
 def split_times(before: dict, after: dict, caller: int) -> tuple[float, float, float]:
@@ -289,29 +300,30 @@ def main() -> None:
     if args.realtime:
         harness.realtime(True)
     for _ in range(args.repeats):
+        # Steady state, as harness.py times: every timed call follows an
+        # untimed one at the same thread count (after a pause, the first
+        # region pays for waking the pool's sleeping worker, see --first-call).
         whole.num_threads = 1
+        entry(image)
         t0 = time.thread_time()
         entry(image)
         c1 = time.thread_time() - t0
         whole.num_threads = 2
-        time.sleep(0.05)
-        before, w0 = thread_times(), time.perf_counter()
         entry(image)
-        w1, after = time.perf_counter(), thread_times()
-        model.append((c1, w1 - w0, *split_times(before, after, caller)))
+        model.append((c1, *timed_call(lambda: entry(image), caller)))
         compiled.num_threads = 1
+        for cfunc, ptrs in calls:
+            cfunc(*ptrs)
         one = []
         for cfunc, ptrs in calls:
             t0 = time.thread_time()
             cfunc(*ptrs)
             one.append(time.thread_time() - t0)
         compiled.num_threads = 2
-        time.sleep(0.05)
-        for k, c1, (cfunc, ptrs) in zip(kernels, one, calls):
-            before, w0 = thread_times(), time.perf_counter()
+        for cfunc, ptrs in calls:
             cfunc(*ptrs)
-            w1, after = time.perf_counter(), thread_times()
-            samples[k.name].append((c1, w1 - w0, *split_times(before, after, caller)))
+        for k, c1, (cfunc, ptrs) in zip(kernels, one, calls):
+            samples[k.name].append((c1, *timed_call(lambda: cfunc(*ptrs), caller)))
 
     if args.realtime:
         harness.realtime(False)

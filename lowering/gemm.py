@@ -484,28 +484,49 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         def copy(jb, cols: int = NR) -> None:
             copy_panel(batch, em.idx_mul(jb, NR), cols, b_panels, (jb,))
 
-        # The partial panel first: parallel.py takes a buffer whose next use
+        def panel_at(i0: SSAValue, rows: int, jb: SSAValue, cols: int = NR) -> None:
+            j0 = em.idx_mul(jb, NR)
+            micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES)
+            epilogue(batch, i0, j0, rows, cols)
+
+        def tiles(i0: SSAValue, rows: int, first: int | SSAValue, count: int, partial: bool) -> None:
+            """Row tile ``i0`` over ``count`` full panels from ``first``, then the partial one."""
+            at = (lambda p: em.idx_add(first, p)) if isinstance(first, SSAValue) else (lambda p: idx_plus(em, p, first))  # noqa: E731
+            if count:
+                em.loop(count, lambda p: panel_at(i0, rows, at(p)))
+            if partial and last:
+                panel_at(i0, rows, em.index(full), last)
+
+        def row_tiles(body, parallel: bool = False) -> None:
+            if full_tiles:
+                em.loop(full_tiles, lambda ib: body(em.idx_mul(ib, MR), MR), parallel=parallel)
+            if rem_rows:
+                body(em.index(full_tiles * MR), rem_rows)
+
+        # Pixel blocks: each block of panels is copied and run by one thread,
+        # row tiles outermost within it; the panels left over, after, on the
+        # caller.  Else the copy, then the row tiles, split.
+        blocks = parallel_split.pixel_blocks(full, m, n)
+        size = full // blocks if blocks else 0
+        done = size * blocks
+        # Serial copies first: parallel.py takes a buffer whose next use
         # after a parallel loop is a store for per-thread scratch.
         if last:
             copy(em.index(full), last)
-        if full:
+        if blocks:
+            if full > done:
+                em.loop(full, copy, start=done)
+
+            def block(b) -> None:
+                first = em.idx_mul(b, size)
+                em.loop(size, lambda p: copy(em.idx_add(first, p)))
+                row_tiles(lambda i0, rows: tiles(i0, rows, first, size, False))
+
+            em.loop(blocks, block, parallel=True)
+        elif full:
             em.loop(full, copy, parallel=True)
-
-        def tile_row(i0: SSAValue, rows: int) -> None:
-            def panel(jb, cols: int = NR) -> None:
-                j0 = em.idx_mul(jb, NR)
-                micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES)
-                epilogue(batch, i0, j0, rows, cols)
-
-            if full:
-                em.loop(full, panel)
-            if last:
-                panel(em.index(full), last)
-
-        if full_tiles:
-            em.loop(full_tiles, lambda ib: tile_row(em.idx_mul(ib, MR), MR), parallel=True)
-        if rem_rows:
-            tile_row(em.index(full_tiles * MR), rem_rows)
+        if full > done or last:
+            row_tiles(lambda i0, rows: tiles(i0, rows, done, full - done, True), parallel=not blocks)
 
     def one_batch(batch) -> None:
         if rows_outer:

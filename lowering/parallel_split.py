@@ -10,7 +10,8 @@ channels and the output rows.  Either split leaves every sum where it was
   4 + 3 (88% busy) while 16 panels run as 8 + 8;
 * each thread reads all of the operand the split does not cut: split over
   rows, every thread streams every weight panel; split over panels, every
-  thread reads the whole padded input.  Cutting the bigger one moves less
+  thread reads the whole padded input.  The same holds for a pointwise
+  conv's GEMM (:func:`pixel_blocks`).  Cutting the bigger one moves less
   memory: the early ResNet stages (56x56, 64 channels) split rows, the late
   ones (14x14 and 7x7, 256..512 channels, megabytes of weights) panels.
 """
@@ -95,6 +96,24 @@ def split_panel_rows(m: int, k: int) -> bool:
     pointwise conv at 14x14, a 7th of its work on the caller) splits its
     rows of tiles over the threads."""
     return m * k >= MIN_PARALLEL_PANEL_MK
+
+
+#: A rows-outer pointwise GEMM (``gemm.rows_outer``) splits its pixels
+#: rather than its row tiles when it has at least this many full panels.
+MIN_PIXEL_BLOCK_PANELS = 16
+
+
+def pixel_blocks(panels: int, m: int, n: int) -> int:
+    """Into how many blocks of its ``panels`` full panels of B (pixels) a
+    rows-outer pointwise GEMM of ``m`` output channels and ``n`` pixels
+    splits, or 0 to split its row tiles instead.  Split over row tiles,
+    every thread reads all of B, half of it copied by the other core; split
+    over pixels, every thread copies and reads only its own panels and reads
+    all of A, the smaller operand when ``m < n`` (the pointwise convs at
+    28x28 and up).  4 blocks when they divide evenly, else 2."""
+    if panels < MIN_PIXEL_BLOCK_PANELS or m >= n:
+        return 0
+    return 4 if panels % 4 == 0 else 2
 
 
 def parallel_copy(elements: int) -> bool:

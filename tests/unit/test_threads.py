@@ -156,6 +156,39 @@ def test_pointwise_conv_tail_panel_rows_at_1_and_2_threads(c, o, hw) -> None:
 
 
 @pytest.mark.parametrize(
+    "c, o, hw",
+    [
+        (8, 20, 24),  # 18 panels of 32 pixels: 2 blocks of 9; 20 channels: 2 row tiles and 4 rows
+        (12, 40, 23),  # 16 full panels in 4 blocks, then a partial one of 17 pixels on the caller
+        (8, 24, 18),  # 10 full panels and a partial one: the row tiles split (the copy is a second region)
+    ],
+)
+def test_pointwise_conv_pixel_blocks_at_1_and_2_threads(c, o, hw) -> None:
+    """A rows-outer pointwise conv with many panels splits them (pixels) in
+    blocks, each copied and run by one thread in one region."""
+    rng = np.random.default_rng(o)
+    xs, ws = rng.standard_normal((1, c, hw, hw)).astype(np.float32), rng.standard_normal((o, c, 1, 1)).astype(np.float32)
+    res = rng.standard_normal((1, o, hw, hw)).astype(np.float32)
+    b = GraphBuilder("f")
+    y = b.conv2d(b.input(xs.shape, name="x"), b.constant(ws), (1, 1), (0, 0, 0, 0), (1, 1), 1)
+    module = b.build(b.relu(b.add(y, b.input(res.shape, name="r"))))
+    cm = compile_threaded(module, opt_level=2)
+    pixel_split = parallel_split.pixel_blocks(hw * hw // 32, o, hw * hw) > 0
+    assert pixel_split is (hw * hw // 32 >= parallel_split.MIN_PIXEL_BLOCK_PANELS)
+    assert (cm.llvm_ir.count('call void @"GOMP_parallel"(') == 1) is pixel_split
+    got = call_threaded(cm, [xs, res])[0]
+    check(got, np.maximum(conv_ref(xs, ws, (1, 1), (0, 0, 0, 0), (1, 1), 1) + res, 0))
+
+
+@pytest.mark.parametrize(
+    "panels, m, n, blocks",
+    [(98, 256, 3136, 2), (392, 96, 12544, 4), (24, 512, 784, 4), (6, 256, 196, 0), (98, 4096, 3136, 0)],
+)
+def test_pointwise_pixel_blocks_choice(panels, m, n, blocks) -> None:
+    assert parallel_split.pixel_blocks(panels, m, n) == blocks
+
+
+@pytest.mark.parametrize(
     "m, k, split",
     [(256, 1024, True), (1024, 256, True), (512, 128, False), (128, 512, False), (2000, 600, True)],
 )
@@ -170,7 +203,9 @@ def test_depthwise_at_1_and_2_threads(c, h, w, k, pads, d) -> None:
     b = GraphBuilder("f")
     module = b.build(b.conv2d(b.input(xs.shape, name="x"), b.constant(ws), (1, 1), pads, (d, d), c))
     cm = compile_threaded(module, opt_level=2)
-    assert "GOMP_parallel" in cm.llvm_ir
+    # Each channel's iteration copies its own padded plane: one region, even
+    # with every copy made parallel.
+    assert cm.llvm_ir.count('call void @"GOMP_parallel"(') == 1
     check(call_threaded(cm, [xs])[0], conv_ref(xs, ws, (1, 1), pads, (d, d), c))
 
 
