@@ -1,5 +1,5 @@
-"""The LLVM optimiser: the module split (no loop unrolling for the launchers
-and scalar parts of vectorised kernels), the link back, and the worker process."""
+"""The LLVM optimiser: one pipeline without LLVM's loop unrolling (unless a
+loop's metadata asks for it), and the worker process."""
 
 import ctypes
 
@@ -7,10 +7,8 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
-import graphopt
-from graphopt.frontends.builder import GraphBuilder
 from graphopt.runtime.jit import JITError, compile_llvm_ir, host_target_machine
-from graphopt.runtime.llvm_optimizer import Optimiser, optimise_ir, split_module
+from graphopt.runtime.llvm_optimizer import Optimiser, optimise_ir
 
 # As llvmlite prints a lowered module: a vector kernel launched by an internal
 # wrapper that also runs a scalar part, a scalar kernel, an external driver,
@@ -78,54 +76,30 @@ def run_main(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> np.ndarray:
     return out
 
 
-def test_split_puts_the_launcher_of_a_vector_kernel_and_its_scalar_part_apart() -> None:
-    parts, restore = split_module(IR)
-    assert [unroll for _, unroll in parts] == [True, False]
-    full, lean = (text for text, _ in parts)
-    for name in ("k_par0", "pool", "main"):
-        assert f'void @"{name}"(ptr %".1") noinline\n{{' in full
-    for name in ("k", "k_par1"):
-        assert f'void @"{name}"(ptr %".1") noinline\n{{' in lean
-        assert f'void @"{name}"(ptr %".1") noinline\n{{' not in full
-    # What one part uses of the other is declared there and external here.
-    assert 'declare void @"k"(ptr) noinline' in full and 'define void @"k"(' in lean
-    assert 'declare void @"k_par0"(ptr) noinline' in lean and 'define void @"k_par0"(' in full
-    assert '@"cst" = internal constant' in full and "cst" not in lean
-    assert sorted(restore) == ["k", "k_par0"]
+def _phis(mod: llvm.ModuleRef, name: str) -> int:
+    """The phi nodes of function ``name`` (its loops' induction variables)."""
+    return str(mod).split(f" @{name}(", 1)[1].split("\n}\n", 1)[0].count(" = phi ")
 
 
-def test_split_module_links_back_with_the_linkage_it_had() -> None:
+def test_one_pipeline_without_llvm_unrolling() -> None:
+    """The whole module in one pipeline (internal linkage kept); the 5-trip
+    reduction loop of ``pool`` stays a loop: LLVM unrolls no loop."""
     tm = host_target_machine(3)
     mod = optimise_ir(IR, tm, 3)
     assert mod.get_function("main").linkage == llvm.Linkage.external
-    assert mod.get_function("k").linkage == llvm.Linkage.internal
-    assert mod.get_function("k_par0").linkage == llvm.Linkage.internal
+    assert mod.get_function("pool").linkage == llvm.Linkage.internal
+    assert _phis(mod, "pool") > 0
     np.testing.assert_array_equal(run_main(mod, tm), [1, 2, 3, 4, 5, 15])
 
 
-def test_a_module_without_vector_kernels_is_not_split() -> None:
-    scalar_only = IR.replace("<4 x float>", "float")
-    assert split_module(scalar_only) == ([(scalar_only, True)], [])
-
-
-def test_a_conv_launcher_skips_unrolling_and_its_body_and_max_pool_keep_it() -> None:
-    """A scheduled conv: its vectorised body gets the full pipeline, its
-    launcher and scalar part (the padded input copy) no unrolling; the
-    max-pool (scalar, whose 3x3 window LLVM unrolls before it vectorises the
-    row) gets the full pipeline."""
-    b = GraphBuilder("f")
-    x = b.input((1, 64, 56, 56), np.float32)  # large enough for parallel loops
-    w = b.constant(np.random.default_rng(0).standard_normal((64, 64, 3, 3)).astype(np.float32))
-    y = b.max_pool2d(b.conv2d(x, w, strides=(2, 2), padding=(1,) * 4), (3, 3), strides=(2, 2), padding=(1,) * 4)
-    cm = graphopt.compile(b.build(y), opt_level=2)
-    (full, _), (lean, _) = split_module(cm.llvm_ir)[0]
-
-    def defined(text: str) -> set[str]:
-        return {line.split("@", 1)[1].split("(")[0].strip('"') for line in text.split("\n") if line.startswith("define")}
-
-    assert {n for n in defined(lean) if "conv2d" in n} == defined(lean)
-    assert any("conv2d_par" in n for n in defined(full)) and any("max_pool2d" in n for n in defined(full))
-    assert not any("max_pool2d" in n for n in defined(lean))
+def test_a_loop_with_unroll_full_metadata_is_still_unrolled() -> None:
+    """With unrolling off LLVM unrolls only the loops whose latch asks for it."""
+    forced = IR.replace('label %".3", label %".11"', 'label %".3", label %".11", !llvm.loop !0')
+    forced += '!0 = distinct !{!0, !1}\n!1 = !{!"llvm.loop.unroll.full"}\n'
+    tm = host_target_machine(3)
+    mod = optimise_ir(forced, tm, 3)
+    assert _phis(mod, "pool") == 0
+    np.testing.assert_array_equal(run_main(mod, tm), [1, 2, 3, 4, 5, 15])
 
 
 def test_invalid_ir_is_reported_for_the_text_as_given() -> None:
