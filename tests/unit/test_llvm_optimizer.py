@@ -123,3 +123,32 @@ def test_the_worker_optimises_like_this_process() -> None:
         worker.close()
     assert str(there).split("\n", 1)[1] == here.split("\n", 1)[1]
     np.testing.assert_array_equal(run_main(there, tm), [1, 2, 3, 4, 5, 15])
+
+
+# LLVM 22's LoopVectorize fails an assertion ("VPlan cost model and legacy
+# cost model disagreed") and aborts the process on a scalar maxnum reduction
+# loop at these trip counts (f64: 6, 7, 20-23, 28-31; f32: 20-23, 28-31, 127).
+# The row max of log_softmax is one; the lowering keeps such loops from the
+# vectoriser (lowering/to_llvm/cf.py).  Compiled in a child process, so that
+# an abort is this test's failure and not the end of the test run.
+_MAXNUM_ROWS = """
+import numpy as np
+import graphopt
+from graphopt.frontends.builder import GraphBuilder
+for dtype, n in [("float64", 6), ("float64", 7), ("float64", 22), ("float64", 31), ("float32", 21), ("float32", 127)]:
+    b = GraphBuilder("f")
+    y = b.log_softmax(b.input((3, n), np.dtype(dtype)))
+    x = np.random.default_rng(n).standard_normal((3, n)).astype(dtype) * 100
+    got = graphopt.compile(b.build(y))["f"](x)
+    want = (x - x.max(-1, keepdims=True)) - np.log(np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+print("ok")
+"""
+
+
+def test_max_reduction_rows_compile_without_an_llvm_abort() -> None:
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", _MAXNUM_ROWS], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
