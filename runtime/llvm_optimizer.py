@@ -1,5 +1,6 @@
 """LLVM's O1-O3 module pipeline, without LLVM's loop unrolling (the lowering
-unrolls what needs it), run where its native memory leak is harmless.
+unrolls what needs it) but for the functions the lowering marks as wanting
+it (``runtime/llvm_split``), run where its native memory leak is harmless.
 
 Every run of llvmlite's new-pass-manager default pipeline (``PassBuilder`` /
 ``ModulePassManager.run``, llvmlite 0.50, LLVM 22) leaves native memory
@@ -31,6 +32,8 @@ import subprocess
 import sys
 import threading
 
+from graphopt.runtime.llvm_split import split_module
+
 #: Optimisations a process runs itself before it uses the worker.
 IN_PROCESS_RUNS = 8
 #: Optimisations after which the worker is replaced by a fresh one.
@@ -48,14 +51,15 @@ def host_features() -> str:
     return features
 
 
-def run_pipeline(mod, tm, opt_level: int) -> None:
+def run_pipeline(mod, tm, opt_level: int, unroll: bool = False) -> None:
     """LLVM's default ``O<opt_level>`` module pipeline on the llvmlite module
-    ``mod`` in place: loop and SLP vectorisers on, LLVM's loop unrolling off.
+    ``mod`` in place: loop and SLP vectorisers on, LLVM's loop unrolling as
+    ``unroll`` says.
 
     The lowering unrolls the short constant loops that want it (window
     taps, register-tile rows) as it emits them, so LLVM's LoopUnroll and
     LoopFullUnroll (a quarter of the pipeline's time on ResNet-50, and more
-    of MCJIT's, whose input they made larger) would only grow the code.  A
+    of MCJIT's, whose input they made larger) would mostly grow the code.  A
     loop whose latch carries ``llvm.loop.unroll.full`` metadata is still
     unrolled: with unrolling off LLVM unrolls only where forced."""
     import llvmlite.binding as llvm
@@ -63,7 +67,7 @@ def run_pipeline(mod, tm, opt_level: int) -> None:
     pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
-    pto.loop_unrolling = False
+    pto.loop_unrolling = unroll
     pb = llvm.create_pass_builder(tm, pto)
     mpm = pb.getModulePassManager()
     mpm.run(mod, pb)
@@ -82,10 +86,30 @@ def parse_ir(text: str, tm):
 
 def optimise_ir(ir_text: str, tm, opt_level: int):
     """Parse, verify and optimise ``ir_text`` (see above): a ``ModuleRef``.
-    Invalid IR raises ``RuntimeError`` (LLVM's message)."""
-    mod = parse_ir(ir_text, tm)
-    run_pipeline(mod, tm, opt_level)
-    return mod
+    The functions marked for LLVM's unrolling are optimised apart with it
+    and linked back.  Invalid IR raises ``RuntimeError`` (LLVM's message,
+    for the whole text)."""
+    try:
+        parts, restore = split_module(ir_text)
+        mods = [parse_ir(text, tm) for text, _ in parts]
+    except (RuntimeError, ValueError):  # reported for the text as given
+        parts, restore = [(ir_text, False)], []
+        mods = [parse_ir(ir_text, tm)]
+    for mod, (_, unroll) in zip(mods, parts):
+        run_pipeline(mod, tm, opt_level, unroll)
+    whole = mods[0]
+    for mod in mods[1:]:
+        whole.link_in(mod)
+    for name in restore:
+        try:
+            value = whole.get_function(name)
+        except NameError:
+            try:
+                value = whole.get_global_variable(name)
+            except NameError:  # optimised away
+                continue
+        value.linkage = "internal"
+    return whole
 
 
 class _Worker:

@@ -1,5 +1,6 @@
 """The LLVM optimiser: one pipeline without LLVM's loop unrolling (unless a
-loop's metadata asks for it), and the worker process."""
+loop's metadata asks for it, or the lowering marks the function for it), and
+the worker process."""
 
 import ctypes
 
@@ -152,3 +153,37 @@ def test_max_reduction_rows_compile_without_an_llvm_abort() -> None:
 
     run = subprocess.run([sys.executable, "-c", _MAXNUM_ROWS], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
+
+
+def test_a_function_marked_for_llvm_unrolling_is_optimised_with_it() -> None:
+    """``pool``'s loop carries the ``graphopt.llvm_unroll`` property: its
+    function (and its launcher ``main``) are optimised apart with LLVM's
+    unrolling and linked back; the rest keeps its loops, internal linkage
+    survives the link."""
+    from graphopt.runtime.llvm_split import split_module
+
+    marked = IR.replace('label %".3", label %".11"', 'label %".3", label %".11", !llvm.loop !0')
+    marked += '!0 = distinct !{!0, !1}\n!1 = !{!"graphopt.llvm_unroll"}\n'
+    parts, restore = split_module(marked)
+    assert [unroll for _, unroll in parts] == [True, False]
+    assert '@"pool"' in parts[0][0].split("define void @\"main\"")[0] and "k_par0" in parts[1][0]
+    tm = host_target_machine(3)
+    mod = optimise_ir(marked, tm, 3)
+    assert _phis(mod, "pool") == 0
+    assert mod.get_function("k").linkage == llvm.Linkage.internal
+    np.testing.assert_array_equal(run_main(mod, tm), [1, 2, 3, 4, 5, 15])
+
+
+def test_window_rows_are_marked_for_llvm_unrolling() -> None:
+    """The row form of max-pool marks its row loop; an elementwise kernel
+    does not (its module is optimised as one)."""
+    import graphopt
+    from graphopt.frontends.builder import GraphBuilder
+
+    b = GraphBuilder("f")
+    x = b.input((1, 4, 12, 12))
+    pooled = graphopt.compile(b.build(b.max_pool2d(x, (3, 3), (2, 2), (1, 1, 1, 1))))
+    b = GraphBuilder("f")
+    plain = graphopt.compile(b.build(b.relu(b.input((4, 12)))))
+    assert '!{!"graphopt.llvm_unroll"}' in pooled.llvm_ir
+    assert "graphopt.llvm_unroll" not in plain.llvm_ir
