@@ -20,7 +20,7 @@ attributes and llvmlite compiles it at ``llvm_opt_level`` for the host CPU, so
 ``opt_level=2`` compiles exactly what ``graph-opt -O2 -t llvm`` prints.
 ``llvm_opt_level`` (LLVM's O0-O3, 3 by default at every ``opt_level``) is
 separate from the graph-level ``opt_level``; at 1-3 LLVM's loop unrolling is
-off, the lowering unrolls the loops that need it (``runtime/llvm_optimizer``).
+off but for the window-row kernels the lowering marks (``runtime/llvm_optimizer``).
 
 ``plugins`` are loaded first (the same specs as ``--load-plugin``), after the
 plugins installed under the ``graphopt.plugins`` entry-point group.
