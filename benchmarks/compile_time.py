@@ -14,8 +14,8 @@ are CPU seconds of this process (``time.process_time``), the best of
 ``--steps`` prints, for the 400-op chain at -O0 and the models at -O2, the
 split of ``lower-loop-to-llvm`` into its per-dialect steps and of the LLVM
 side into llvmlite's parse, the O3 pipeline (for the functions the lowering
-vectorised, without loop unrolling, and for the scalar rest, with it; see
-``runtime/llvm_optimizer``), the link of the two and MCJIT's code generation.
+marked for LLVM's loop unrolling, with it, and for the rest, without; see
+``runtime/llvm_split``), the link of the two and MCJIT's code generation.
 
 Run: ``python benchmarks/compile_time.py [--sizes 100,200,400,800,1600] [--repeats 1] [--skip-models] [--steps]
 [--models resnet50,googlenet]`` (``--models``: only those models, at -O2).
@@ -43,8 +43,9 @@ from graphopt.lowering.to_llvm import LowerLoopToLLVMPass, emit_llvm_ir  # noqa:
 from graphopt.runtime.abi import read_drivers  # noqa: E402
 from graphopt.runtime.compile import parse_text, run_pipeline  # noqa: E402
 from graphopt.runtime.jit import host_target_machine, parse_and_optimize  # noqa: E402
-from graphopt.runtime.llvm_optimizer import OPTIMISER, parse_ir, split_module  # noqa: E402
+from graphopt.runtime.llvm_optimizer import OPTIMISER, parse_ir  # noqa: E402
 from graphopt.runtime.llvm_optimizer import run_pipeline as llvm_pipeline  # noqa: E402
+from graphopt.runtime.llvm_split import split_module  # noqa: E402
 
 # After its first few runs a process sends LLVM's optimisation to a worker
 # process (llvm_optimizer), whose CPU time process_time() would not see: here
@@ -139,10 +140,10 @@ def step_split(module: ModuleOp, level: str) -> dict[str, float]:
         read_drivers(module)
         out = timed("print", lambda: emit_llvm_ir(module))
         tm = host_target_machine(3)
-        parts, _ = timed("split", lambda: split_module(out))
+        parts, restore = timed("split", lambda: split_module(out))
         mods = []
         for text, unroll in parts:
-            kind = "scalar" if unroll else "vector"
+            kind = "unroll" if unroll else "rest"
             mod = timed(f"parse {kind}", lambda text=text: parse_ir(text, tm))
             timed(f"O3 {kind}", lambda mod=mod, unroll=unroll: llvm_pipeline(mod, tm, 3, unroll))
             mods.append(mod)

@@ -61,6 +61,7 @@ from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import parallel_copy, split_panels
 from graphopt.lowering.register_tile import TRANSPOSE_ROWS, VectorEpilogue, store_from_tile, transpose_tile
+from graphopt.lowering.to_llvm.cf import wants_llvm_unrolling
 
 LANES = 16
 MR = 8
@@ -563,6 +564,7 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
         ]
 
         def oy_body(oy):
+            wants_llvm_unrolling(oy)  # a row of 14 (576@14) 20% faster
             if full:
                 em.loop(full, lambda t: row_tile(n, c, oy, em.idx_mul(t, width), DW_VECS, width, weights))
             if rest:

@@ -41,6 +41,7 @@ from graphopt.lowering.compute_rules import (
     s_sub,
 )
 from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.to_llvm.cf import wants_llvm_unrolling
 from graphopt.lowering.register_tile import tile_value
 from graphopt.lowering.rules_tensor import idx_add_const, idx_lt, idx_sub_const, select
 
@@ -202,6 +203,7 @@ def _conv2d_row(
     padded_h = op.pad_values[0] > 0 or op.pad_values[2] > 0
     zero = em.scalar_constant(0.0, t)
     short = out_w <= UNROLL_CONV_ROW
+    wants_llvm_unrolling(y)  # 10-40% faster (depthwise 960@7, 96@112/2)
     row = row_buffer(em, out_w, zero, short)
     origin_y = window_origin(em, y, sy, pt)
 
@@ -325,6 +327,7 @@ def _pool_row(em: KernelEmitter, op: nn.Pool2dOp, n: SSAValue, c: SSAValue, y: S
     (sy, sx), (dy, dx) = op.stride_values, op.dilation_values
     pt, pl, pb, _ = op.pad_values
     short = out_w <= UNROLL_ROW
+    wants_llvm_unrolling(y)  # 5-150% faster (max-pool 3x3/2 @28, avg-pool 3x3 @28)
     row = row_buffer(em, out_w, init, short)
     origin_y = window_origin(em, y, sy, pt)
 
@@ -439,13 +442,13 @@ def _global_avg_pool(em: KernelEmitter, op: nn.GlobalAvgPoolOp, _: int, idx: lis
     shape = tensor_of(op.input).get_shape()
     t = elem_type(op.result)
     spatial = shape[2:]
-    total = reduce_dims(
-        em,
-        spatial,
-        em.scalar_constant(0.0, t),
-        lambda ivs, acc: s_acc(em, acc, em.value_at(op.input, [idx[0], idx[1], *ivs])),
-        window_unroll(*spatial) if len(spatial) == 2 else (),
-    )
+
+    def step(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+        for iv in ivs:
+            wants_llvm_unrolling(iv)  # 2048@7: 25-50% faster
+        return s_acc(em, acc, em.value_at(op.input, [idx[0], idx[1], *ivs]))
+
+    total = reduce_dims(em, spatial, em.scalar_constant(0.0, t), step, window_unroll(*spatial) if len(spatial) == 2 else ())
     return s_div(em, total, em.scalar_constant(float(math.prod(spatial)), t))
 
 

@@ -19,9 +19,8 @@ The runtime reads the drivers' ABI from the lowered module's ``#loop.abi``
 attributes and llvmlite compiles it at ``llvm_opt_level`` for the host CPU, so
 ``opt_level=2`` compiles exactly what ``graph-opt -O2 -t llvm`` prints.
 ``llvm_opt_level`` (LLVM's O0-O3, 3 by default at every ``opt_level``) is
-separate from the graph-level ``opt_level``; at 1-3 the launchers and scalar
-parts of the vectorised kernels skip LLVM's loop unrolling
-(``runtime/llvm_optimizer``).
+separate from the graph-level ``opt_level``; at 1-3 LLVM's loop unrolling is
+off but for the window-row kernels the lowering marks (``runtime/llvm_optimizer``).
 
 ``plugins`` are loaded first (the same specs as ``--load-plugin``), after the
 plugins installed under the ``graphopt.plugins`` entry-point group.

@@ -2,9 +2,8 @@
 
 ``compile_llvm_ir(ir_text, opt_level=3) -> JITModule`` parses and verifies
 the IR, optimises it with LLVM's new pass manager (``O<opt_level>``, host CPU
-name and features, loop and SLP vectorisation on; no loop unrolling for
-the launchers and scalar parts of the kernels the lowering vectorised, see
-``llvm_optimizer``) and
+name and features, loop and SLP vectorisation on, LLVM's loop unrolling off
+but for the functions the lowering marks for it: see ``llvm_optimizer``) and
 compiles it with an MCJIT engine for the host.  The :class:`JITModule` owns the engine: keep it
 alive while any function address obtained from it is in use.
 
@@ -91,8 +90,8 @@ def host_target_machine(opt_level: int = 3, *, jit: bool = True) -> llvm.TargetM
 
 def parse_and_optimize(ir_text: str, tm: llvm.TargetMachine, opt_level: int) -> llvm.ModuleRef:
     """Parse and verify ``ir_text``, then optimise it for ``tm``: LLVM's
-    ``O<opt_level>`` pipeline, vectorisers on, loop unrolling off for the
-    launchers and scalar parts of vectorised kernels (see ``llvm_optimizer``)."""
+    ``O<opt_level>`` pipeline, vectorisers on, LLVM's loop unrolling only
+    for the functions the lowering marks (see ``llvm_optimizer``)."""
     try:
         if opt_level == 0:
             mod = llvm.parse_assembly(ir_text)

@@ -1,10 +1,6 @@
-"""LLVM's O1-O3 module pipeline, without loop unrolling for the scalar parts
-of the vectorised kernels, run where its native memory leak is harmless.
-
-``optimise_ir`` splits a module into the launchers and scalar parts of the
-kernels the lowering vectorised and the rest, optimises the first without
-LLVM's loop unrolling and the rest with the full pipeline, and links them
-back into one module (see the comment above ``split_module``).
+"""LLVM's O1-O3 module pipeline, without LLVM's loop unrolling (the lowering
+unrolls what needs it) but for the functions the lowering marks as wanting
+it (``runtime/llvm_split``), run where its native memory leak is harmless.
 
 Every run of llvmlite's new-pass-manager default pipeline (``PassBuilder`` /
 ``ModulePassManager.run``, llvmlite 0.50, LLVM 22) leaves native memory
@@ -32,11 +28,11 @@ decimal byte count on one line followed by that many bytes of UTF-8
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field
+
+from graphopt.runtime.llvm_split import split_module
 
 #: Optimisations a process runs itself before it uses the worker.
 IN_PROCESS_RUNS = 8
@@ -55,10 +51,17 @@ def host_features() -> str:
     return features
 
 
-def run_pipeline(mod, tm, opt_level: int, unroll: bool = True) -> None:
-    """LLVM's default ``O<opt_level>`` module pipeline, loop and SLP
-    vectorisers on, loop unrolling as ``unroll`` says, on the llvmlite module
-    ``mod`` in place."""
+def run_pipeline(mod, tm, opt_level: int, unroll: bool = False) -> None:
+    """LLVM's default ``O<opt_level>`` module pipeline on the llvmlite module
+    ``mod`` in place: loop and SLP vectorisers on, LLVM's loop unrolling as
+    ``unroll`` says.
+
+    The lowering unrolls the short constant loops that want it (window
+    taps, register-tile rows) as it emits them, so LLVM's LoopUnroll and
+    LoopFullUnroll (a quarter of the pipeline's time on ResNet-50, and more
+    of MCJIT's, whose input they made larger) would mostly grow the code.  A
+    loop whose latch carries ``llvm.loop.unroll.full`` metadata is still
+    unrolled: with unrolling off LLVM unrolls only where forced."""
     import llvmlite.binding as llvm
 
     pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
@@ -68,149 +71,6 @@ def run_pipeline(mod, tm, opt_level: int, unroll: bool = True) -> None:
     pb = llvm.create_pass_builder(tm, pto)
     mpm = pb.getModulePassManager()
     mpm.run(mod, pb)
-
-
-# -- Two pipelines, one per kind of function ------------------------------
-#
-# A scheduled kernel (GEMM, conv) is lowered to a vectorised body, launched by
-# a scalar function that also runs the kernel's scalar parts: the copy of
-# the input into a padded buffer, the edges.  LLVM's loop unrolling of those
-# scalar parts (full unrolling of their 28- to 58-iteration row loops, then
-# SLP vectorisation of the result) took about 1 of the 2.5 s that LLVM's
-# pipeline spends on ResNet-50, and they run no slower without it (their row
-# loops are vectorised by the loop vectoriser instead).  Everything else
-# keeps the full pipeline: the vectorised bodies need LLVM's full unrolling
-# of their short tap loops (3x3 convs run 5-17% slower without), and the
-# elementwise and pooling kernels need it before they vectorise (max-pool
-# 3x3: 10x slower without).  So the module is optimised as two modules that
-# are then linked into one again.
-
-_VECTOR_TYPE = re.compile(r"<\d+ x ")
-_GLOBAL_NAME = re.compile(r'@("(?:[^"\\]|\\.)*"|[-\w.$]+)')
-_LINKAGE = r"(?:private|internal|available_externally|linkonce|weak|common|appending|extern_weak|linkonce_odr|weak_odr|external)"
-_DEFINE = re.compile(rf'define (?:{_LINKAGE} )?(.*?)@("(?:[^"\\]|\\.)*"|[-\w.$]+)\((.*)\)(.*)$')
-_PARAM_NAME = re.compile(r' %(?:"(?:[^"\\]|\\.)*"|[-\w.$]+)(?=,|$)')
-_GLOBAL_DEF = re.compile(rf"(@\S+) = (?:{_LINKAGE} )?(?:[\w_]+ )*?(global|constant) ")
-
-
-@dataclass
-class _Chunk:
-    """A top-level entity of LLVM IR text: a function definition, a global
-    variable definition, or anything else (declarations, metadata)."""
-
-    text: str
-    name: str | None = None  # functions and global variables
-    kind: str = "other"  # "function", "global" or "other"
-    uses: set[str] = field(default_factory=set)
-
-    @property
-    def is_internal(self) -> bool:
-        head = self.text.split(" = ", 1)[-1] if self.kind == "global" else self.text
-        return head.startswith(("define internal ", "define private ", "internal ", "private "))
-
-
-def _chunks(ir_text: str) -> list[_Chunk]:
-    """The top-level entities of ``ir_text`` as llvmlite prints a module:
-    a function from a ``define`` line to the ``}`` line, the rest a line each."""
-    chunks: list[_Chunk] = []
-    lines = ir_text.split("\n")
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("define "):
-            j = lines.index("}", i)
-            text = "\n".join(lines[i : j + 1])
-            m = _DEFINE.match(line)
-            if m is None:
-                raise ValueError(f"unrecognised function definition: {line[:200]}")
-            name = m.group(2).strip('"')
-            uses = {u.strip('"') for u in _GLOBAL_NAME.findall(text)} - {name}
-            chunks.append(_Chunk(text, name, "function", uses))
-            i = j + 1
-            continue
-        if (g := _GLOBAL_DEF.match(line)) is not None:
-            uses = {u.strip('"') for u in _GLOBAL_NAME.findall(line[len(g.group(0)) :])}
-            chunks.append(_Chunk(line, g.group(1)[1:].strip('"'), "global", uses))
-        elif line:
-            chunks.append(_Chunk(line))
-        i += 1
-    return chunks
-
-
-def _bracketed_type(text: str) -> str:
-    """The LLVM type at the start of ``text`` (``[4 x [2 x float]]``, ``i32``...)."""
-    depth = 0
-    for k, ch in enumerate(text):
-        if ch in "[<{(":
-            depth += 1
-        elif ch in "]>})":
-            depth -= 1
-        elif ch == " " and depth == 0:
-            return text[:k]
-    return text
-
-
-def _declaration(chunk: _Chunk) -> str:
-    """An external declaration of a function or global variable chunk."""
-    if chunk.kind == "function":
-        m = _DEFINE.match(chunk.text.split("\n", 1)[0])
-        assert m is not None
-        ret, name, params, attrs = m.groups()
-        return f"declare {ret}@{name}({_PARAM_NAME.sub('', params)}){attrs.rstrip(' {')}"
-    g = _GLOBAL_DEF.match(chunk.text)
-    assert g is not None
-    return f"{g.group(1)} = external {g.group(2)} {_bracketed_type(chunk.text[len(g.group(0)) :])}"
-
-
-def _external(chunk: _Chunk) -> str:
-    """``chunk``'s definition with its private/internal linkage dropped."""
-    if chunk.kind == "function":
-        return re.sub(r"^define (?:internal|private) ", "define ", chunk.text)
-    return re.sub(r" = (?:internal|private) ", " = ", chunk.text, count=1)
-
-
-def split_module(ir_text: str) -> tuple[list[tuple[str, bool]], list[str]]:
-    """``ir_text`` as modules to optimise apart and then link: ``(text,
-    unroll)`` pairs (one pair when there is nothing to split), and the names
-    whose internal linkage the linked module must get back.
-
-    The second module holds the launchers of the vectorised kernels and
-    their scalar parts, the first everything else with every global
-    variable; each declares what it uses of the other, whose definition is
-    made external for the link."""
-    chunks = _chunks(ir_text)
-    functions = [c for c in chunks if c.kind == "function"]
-    by_name = {c.name for c in functions}
-    vectorised = {c.name for c in functions if _VECTOR_TYPE.search(c.text)}
-    # The internal functions that call a vectorised one (their launchers),
-    # and the scalar functions those call.
-    lean: set[str] = set()
-    for c in functions:
-        if c.is_internal and c.uses & vectorised and c.name not in vectorised:
-            lean |= {c.name} | (c.uses & by_name)
-    lean -= vectorised
-    if not lean or len(lean) == len(functions):
-        return [(ir_text, not lean)], []
-    first = [c for c in chunks if c.name not in lean]
-    second = [c for c in chunks if c.kind == "other" or c.name in lean]
-    defined = {c.name: c for c in chunks if c.kind != "other"}
-
-    def used_by(part: list[_Chunk]) -> set[str]:
-        return set().union(*(c.uses for c in part if c.kind != "other"))
-
-    first_uses, second_uses = used_by(first), used_by(second)
-    shared = {n for n in second_uses if n in defined and n not in lean}
-    shared |= {n for n in first_uses if n in lean}
-    restore = [n for n in shared if defined[n].is_internal]
-
-    def text(part: list[_Chunk], declared: set[str]) -> str:
-        out = [_external(c) if c.name in shared else c.text for c in part]
-        out += [_declaration(defined[n]) for n in sorted(declared)]
-        return "\n".join(out) + "\n"
-
-    first_text = text(first, {n for n in first_uses if n in lean})
-    second_text = text(second, {n for n in second_uses if n in defined and n not in lean})
-    return [(first_text, True), (second_text, False)], restore
 
 
 def parse_ir(text: str, tm):
@@ -226,12 +86,14 @@ def parse_ir(text: str, tm):
 
 def optimise_ir(ir_text: str, tm, opt_level: int):
     """Parse, verify and optimise ``ir_text`` (see above): a ``ModuleRef``.
-    Invalid IR raises ``RuntimeError`` (LLVM's message, for the whole text)."""
+    The functions marked for LLVM's unrolling are optimised apart with it
+    and linked back.  Invalid IR raises ``RuntimeError`` (LLVM's message,
+    for the whole text)."""
     try:
         parts, restore = split_module(ir_text)
         mods = [parse_ir(text, tm) for text, _ in parts]
     except (RuntimeError, ValueError):  # reported for the text as given
-        parts, restore = [(ir_text, True)], []
+        parts, restore = [(ir_text, False)], []
         mods = [parse_ir(ir_text, tm)]
     for mod, (_, unroll) in zip(mods, parts):
         run_pipeline(mod, tm, opt_level, unroll)

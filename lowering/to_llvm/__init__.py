@@ -39,12 +39,12 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr, UnrealizedConversionCast
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 from xdsl.transforms.canonicalization_patterns.scf import IfPropagateConstantCondition, SimplifyTrivialLoops
-from xdsl.transforms.convert_scf_to_cf import ForLowering, IfLowering
+from xdsl.transforms.convert_scf_to_cf import IfLowering
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
 from graphopt.lowering.expand_math import expand_math
 from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
-from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass
+from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass, ForLowering
 from graphopt.lowering.to_llvm.common import ConversionPass, InPlaceCastPattern, LoopToLLVMError, in_place_types
 from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
 from graphopt.lowering.to_llvm.llvm_ir import print_llvm_ir

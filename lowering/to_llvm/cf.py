@@ -3,18 +3,88 @@
 The blocks they branch to get llvm-typed arguments (``index`` -> ``i64``,
 memref -> ``!llvm.ptr``); their uses see a cast back until the users are
 converted.
+
+Loop hints: an ``scf.for`` may carry LLVM loop hints (:func:`set_loop_hints`);
+:class:`ForLowering` adds ``vectorize.disable`` to a loop with a scalar
+``maxnumf``/``minnumf`` in its body (LLVM 22's LoopVectorize aborts the
+process on such reductions at some trip counts: its VPlan and legacy cost
+models disagree, an assertion), and moves the hints to the loop's latch
+branch; this pass keeps them on the ``llvm.br``, and the printer writes them
+as ``!llvm.loop`` metadata (:mod:`.llvm_ir`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import cf, llvm
-from xdsl.ir import Operation
+from xdsl.dialects import arith, cf, llvm, scf
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, VectorType
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
+from xdsl.transforms import convert_scf_to_cf
 
 from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, morph, retype_block_arguments, segments
+
+_HINTS = "llvm.loop_hints"
+
+#: The hints and their LLVM loop metadata.
+LOOP_HINTS = {
+    "unroll.full": '!"llvm.loop.unroll.full"',
+    "vectorize.disable": '!"llvm.loop.vectorize.enable", i1 false',
+    # Not LLVM's: the function is optimised with LLVM's loop unrolling
+    # (runtime/llvm_optimizer); LLVM ignores the unknown loop property.
+    "llvm-unroll": '!"graphopt.llvm_unroll"',
+}
+
+
+def set_loop_hints(op: Operation, hints: tuple[str, ...]) -> None:
+    """Attach LLVM loop ``hints`` (keys of :data:`LOOP_HINTS`) to a loop or its latch."""
+    assert all(h in LOOP_HINTS for h in hints), hints
+    op.attributes[_HINTS] = ArrayAttr([StringAttr(h) for h in hints])
+
+
+def loop_hints(op: Operation) -> tuple[str, ...]:
+    """The loop hints of ``op`` (none unless :func:`set_loop_hints` set them)."""
+    hints = op.attributes.get(_HINTS)
+    return tuple(h.data for h in hints.data) if isinstance(hints, ArrayAttr) else ()
+
+
+def wants_llvm_unrolling(iv: SSAValue) -> None:
+    """Mark the loop of index ``iv`` (if it is one) ``llvm-unroll``: its
+    function is optimised with LLVM's loop unrolling (``runtime/llvm_split``).
+    The row forms of pooling and direct convs measured 5-150% slower
+    without it (the row buffer stays in memory; short strided rows vectorise
+    to gathers); straight-line rows emitted by the lowering were slower."""
+    op = iv.owner.parent_op() if isinstance(iv, BlockArgument) else None
+    if isinstance(op, scf.ForOp) and "llvm-unroll" not in loop_hints(op):
+        set_loop_hints(op, (*loop_hints(op), "llvm-unroll"))
+
+
+def has_scalar_maxnum(loop: scf.ForOp) -> bool:
+    """A scalar ``maxnumf``/``minnumf`` anywhere in the loop: a reduction
+    through it, kept in a register or in memory (LICM promotes that), is
+    what trips LoopVectorize's assertion."""
+    return any(
+        isinstance(o, arith.MaxnumfOp | arith.MinnumfOp) and not isinstance(o.result.type, VectorType)
+        for o in loop.body.walk()
+    )
+
+
+class ForLowering(convert_scf_to_cf.ForLowering):
+    """xDSL's ``scf.for`` lowering, the loop's hints moved to its latch branch."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, scf.ForOp):
+            return
+        hints = loop_hints(op)
+        if "vectorize.disable" not in hints and has_scalar_maxnum(op):
+            hints += ("vectorize.disable",)
+        header, init = op.body.first_block, op.parent_block()
+        super().match_and_rewrite(op, rewriter)
+        for use in header.uses if hints and header is not None else ():
+            if isinstance(use.operation, cf.BranchOp) and use.operation.parent_block() is not init:
+                set_loop_hints(use.operation, hints)  # the latch, branching back
 
 
 class BranchPattern(RewritePattern):
@@ -26,7 +96,10 @@ class BranchPattern(RewritePattern):
             retype_block_arguments(rewriter, block)
         # In place (common.morph): same successors, the operands in llvm types.
         if isinstance(op, cf.BranchOp):
+            hints = loop_hints(op)  # morph resets the attributes
             morph(rewriter, op, llvm.BrOp, [as_llvm(rewriter, a, at) for a in op.operands])
+            if hints:
+                set_loop_hints(op, hints)
         else:
             then = [as_llvm(rewriter, a, at) for a in op.then_arguments]
             other = [as_llvm(rewriter, a, at) for a in op.else_arguments]

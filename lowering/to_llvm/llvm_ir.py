@@ -10,7 +10,8 @@ Values are named ``%vN`` (results), ``%aN`` (arguments) and blocks ``bN``,
 numbered in print order, so the text depends only on the ops and their
 order.  Constants, ``undef`` and global addresses are printed where they are
 used.  A private function with a body is ``internal`` and ``noinline``
-(:mod:`.func`); a dense global initializer is printed as its bytes.
+(:mod:`.func`); a dense global initializer is printed as its bytes.  A latch
+branch with loop hints (:mod:`.cf`) gets a distinct ``!llvm.loop`` node.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
+from graphopt.lowering.to_llvm.cf import LOOP_HINTS, loop_hints
 from graphopt.lowering.to_llvm.common import LoopToLLVMError, by_identity, dense_to_numpy
 from graphopt.lowering.to_llvm.scalar import _tsuffix
 
@@ -149,7 +151,8 @@ def _intrinsic(f: _Function, op: Operation, name: str, ret: Attribute | None) ->
 def _branch(f: _Function, op: Operation) -> str:
     succ = op._successors  # noqa: SLF001
     if isinstance(op, llvm.BrOp):
-        return f"br label %{f.blocks[succ[0]]}"
+        hints = loop_hints(op)
+        return f"br label %{f.blocks[succ[0]]}" + (f", !llvm.loop {f.loop_id(hints)}" if hints else "")
     assert isinstance(op, llvm.CondBrOp)
     return f"br i1 {f.v(op._operands[0])}, label %{f.blocks[succ[0]]}, label %{f.blocks[succ[1]]}"  # noqa: SLF001
 
@@ -208,10 +211,18 @@ _INLINE = {
 class _Function:
     """The names of one function's values and blocks while it is printed."""
 
-    def __init__(self, declare) -> None:
+    def __init__(self, declare, metadata: list[str]) -> None:
         self.names: dict[int, str] = {}  # by id(value): SSAValue.__hash__ is a Python call
         self.blocks: dict[Block, str] = {}
         self.declare = declare
+        self.metadata = metadata
+
+    def loop_id(self, hints: tuple[str, ...]) -> str:
+        """A new distinct ``!llvm.loop`` node holding ``hints``."""
+        md, own = self.metadata, len(self.metadata)
+        md.append(f"distinct !{{!{own}" + "".join(f", !{own + 1 + k}" for k in range(len(hints))) + "}")
+        md.extend(f"!{{{LOOP_HINTS[h]}}}" for h in hints)
+        return f"!{own}"
 
     def v(self, value: SSAValue) -> str:
         name = self.names.get(id(value))
@@ -227,7 +238,7 @@ class _Function:
         return f"{ty(value.type)} {self.v(value)}"
 
 
-def _function(fn: llvm.FuncOp, out: list[str], declare) -> None:
+def _function(fn: llvm.FuncOp, out: list[str], declare, metadata: list[str]) -> None:
     name = fn.sym_name.data
     ft = fn.function_type
     arg_attrs = fn.arg_attrs.data if fn.arg_attrs is not None else ()
@@ -239,7 +250,7 @@ def _function(fn: llvm.FuncOp, out: list[str], declare) -> None:
     if not fn.body.blocks:
         out.append(f'declare {ret} @"{name}"({", ".join(params)})\n')
         return
-    f = _Function(declare)
+    f = _Function(declare, metadata)
     blocks = list(fn.body.blocks)
     incoming: dict[int, list[str]] = {}  # by id, as names
     for i, block in enumerate(blocks):
@@ -321,6 +332,7 @@ def print_llvm_ir(module: ModuleOp, target_triple: str) -> str:
     """The module's LLVM IR text."""
     out = [f'target triple = "{target_triple}"\n\n']
     decls: dict[str, str] = {}
+    metadata: list[str] = []
 
     def declare(name: str, ret: Attribute | None, args: list[Attribute]) -> None:
         if name not in decls:
@@ -332,8 +344,9 @@ def print_llvm_ir(module: ModuleOp, target_triple: str) -> str:
     out.append("\n")
     for op in module.ops:
         if isinstance(op, llvm.FuncOp):
-            _function(op, out, declare)
+            _function(op, out, declare, metadata)
         elif not isinstance(op, llvm.GlobalOp):
             raise LoopToLLVMError(f"'{op.name}' at module level cannot be printed as LLVM IR")
     out.extend(decls.values())
+    out.extend(f"!{i} = {node}\n" for i, node in enumerate(metadata))
     return "".join(out)
