@@ -342,3 +342,14 @@ def test_parallel_rule_counts_multiply_adds(c, o, hw, k, groups, parallel) -> No
     cm = graphopt.compile(module, opt_level=2, num_threads=2)
     assert ("GOMP_parallel" in cm.llvm_ir) is parallel
     check(call_threaded(cm, [xs])[0], np.maximum(conv_ref(xs, ws, (1, 1), pads, (1, 1), groups), 0))
+
+
+def test_parallel_rule_counts_blocked_conv_multiply_adds() -> None:
+    """A conv the layout pass blocked does the work of the conv it replaces."""
+    x, w = np.zeros((1, 32, 7, 7), np.float32), np.ones((64, 32, 3, 3), np.float32)
+    b = GraphBuilder("f")
+    xi = b.input(x.shape, name="x")
+    plain = b.conv2d(xi, b.constant(w), (1, 1), (1, 1, 1, 1), (1, 1), 1)
+    blocked = b.conv2d_nchwc(b.reorder_nchwc(xi, 16), b.constant(w), (1, 1), (1, 1, 1, 1), (1, 1), 16)
+    b.build(plain, blocked)
+    assert parallel_split.multiply_adds([blocked], {}) == parallel_split.multiply_adds([plain], {}) == 64 * 49 * 32 * 9
