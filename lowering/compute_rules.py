@@ -398,13 +398,16 @@ def stable_row_stats(
         return [k if d == axis else v for d, v in enumerate(idx)]
 
     def row_max() -> SSAValue:
-        # maxnum (NaN-ignoring, cheaper than maximumf on vectors) gives the
-        # same results: a NaN element makes its shifted value and so the whole
-        # row's sum NaN either way.
+        # maximumf (NaN-propagating): LLVM 22's LoopVectorize vectorises this
+        # reduction; on a maxnum one it fails an assertion at some trip
+        # counts and aborts the process (see lowering/to_llvm/cf.py), and
+        # keeping that loop scalar made softmax (128, 1024) 6x slower.  The
+        # results are those of maxnum: a NaN element makes the whole row's
+        # sum, and so every output of the row, NaN either way.
         return em.reduce(
             [n],
             [em.scalar_constant(-math.inf, t)],
-            lambda ivs, accs: [result(em.emit(arith.MaxnumfOp(accs[0], em.value_at(op.input, row(ivs[0])))))],
+            lambda ivs, accs: [result(em.emit(arith.MaximumfOp(accs[0], em.value_at(op.input, row(ivs[0])))))],
         )[0]
 
     m = em.cached(("row.max", op), outer, row_max)
