@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func private @softmax_k0_softmax
 // CHECK:       %[[ROW:.*]] = memref.alloca() : memref<32xf32>
-// CHECK:       arith.maxnumf
+// CHECK:       arith.maximumf
 // CHECK:       scf.for {{.*}} iter_args(%[[ACC:.*]] = {{.*}}) -> (f32) {
 // CHECK:         %[[E:.*]] = math.exp
 // CHECK-NEXT:    memref.store %[[E]], %[[ROW]][{{.*}}] : memref<32xf32>
