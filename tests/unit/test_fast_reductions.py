@@ -57,7 +57,8 @@ def test_layer_norm_against_float64() -> None:
 
 
 def test_softmax_nan_and_inf_rows_match_numpy() -> None:
-    """The row max ignores NaN (maxnum); the row still comes out NaN, as in numpy."""
+    """A NaN, an inf or a row of -inf make the row NaN, as in numpy (the row max
+    propagates NaN; maxnum would ignore it, with the same results)."""
     x = RNG.standard_normal((4, 40)).astype(np.float32)
     x[0, 3] = np.nan
     x[1, 7] = np.inf
