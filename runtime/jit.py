@@ -10,21 +10,21 @@ alive while any function address obtained from it is in use.
 libm is loaded permanently into LLVM's symbol search space so calls to
 ``tanhf``/``erff``/... emitted by ``lower-loop-to-llvm`` resolve, and so is
 libgomp, whose ``GOMP_parallel`` runs the parallel loops (its worker threads
-persist between calls).  Unless ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` is
-set, ``OMP_WAIT_POLICY=PASSIVE`` is set before libgomp loads: idle workers
-sleep instead of spinning (no effect if the process loaded libgomp before).
+persist between calls).  Before libgomp loads, ``thread_pool.configure_libgomp``
+chooses how its idle threads wait (a bounded spin, unless the user set a
+policy).
 """
 
 from __future__ import annotations
 
 import ctypes.util
-import os
 import threading
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
 from graphopt.runtime.llvm_optimizer import OPTIMISER, host_features
+from graphopt.runtime.thread_pool import configure_libgomp
 
 __all__ = ["JITError", "JITModule", "compile_llvm_ir", "compile_object", "host_target_machine", "parse_and_optimize"]
 
@@ -45,23 +45,7 @@ def _initialise() -> None:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         llvm.initialize_native_asmparser()
-        # libgomp reads its environment when it loads.  Its default is to
-        # spin-wait after every parallel loop, which on a shared machine
-        # takes the CPU from other processes (and doubled the CPU time of a
-        # 2-thread ResNet-50 call there); threads that sleep cost a wake-up
-        # of microseconds per loop instead.  A bounded spin (GOMP_SPINCOUNT
-        # 300-3000, 6-56 us of `pause` here) was measured against sleeping,
-        # steady-state ResNet-50, alternating processes: at real-time
-        # priority and a load of 6, 2 threads ran 1.60-1.90x faster than 1
-        # spinning against 1.76-1.79x sleeping; at normal priority under a
-        # load of 6-8 no better either (0.41-0.49x against 0.45x), while 3000
-        # spins cost about 8% more CPU per call.  Only at real-time priority
-        # under a load of 10 did 3000 spins win (1.81x against 1.40x: a
-        # sleeping thread's core goes to another process, which evicts its
-        # caches), a case the user can choose with GOMP_SPINCOUNT=3000.  So
-        # threads sleep by default.  The user's choice wins.
-        if "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ:
-            os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+        configure_libgomp()  # libgomp reads its environment when it loads
         for lib in ("m", "gomp"):
             path = ctypes.util.find_library(lib)
             if path:

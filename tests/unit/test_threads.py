@@ -353,3 +353,33 @@ def test_parallel_rule_counts_blocked_conv_multiply_adds() -> None:
     blocked = b.conv2d_nchwc(b.reorder_nchwc(xi, 16), b.constant(w), (1, 1), (1, 1, 1, 1), (1, 1), 16)
     b.build(plain, blocked)
     assert parallel_split.multiply_adds([blocked], {}) == parallel_split.multiply_adds([plain], {}) == 64 * 49 * 32 * 9
+
+
+def test_idle_threads_spin_a_bounded_time_unless_the_user_chose() -> None:
+    """libgomp's idle threads spin ``SPIN_COUNT`` times before they sleep;
+    a user's ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` is left as it is."""
+    from graphopt.runtime.thread_pool import SPIN_COUNT, configure_libgomp
+
+    env: dict[str, str] = {"PATH": "/bin"}
+    configure_libgomp(env)
+    assert env == {"PATH": "/bin", "GOMP_SPINCOUNT": str(SPIN_COUNT)}
+    for chosen in ({"OMP_WAIT_POLICY": "passive"}, {"GOMP_SPINCOUNT": "0"}, {"OMP_WAIT_POLICY": "active"}):
+        env = dict(chosen)
+        configure_libgomp(env)
+        assert env == chosen
+
+
+def test_the_jit_sets_the_spin_before_libgomp_loads() -> None:
+    """A fresh process that compiles a model has set the spin by then."""
+    import subprocess
+    import sys
+
+    from graphopt.runtime.thread_pool import SPIN_COUNT
+
+    code = ("import os, numpy as np, graphopt\n"
+            "from graphopt.frontends.builder import GraphBuilder\n"
+            "b = GraphBuilder('f'); x = b.input((4,), np.float32); graphopt.compile(b.build(b.tanh(x)))\n"
+            "print(os.environ.get('GOMP_SPINCOUNT'), os.environ.get('OMP_WAIT_POLICY'))\n")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert done.stdout.split() == [str(SPIN_COUNT), "None"]
