@@ -17,7 +17,10 @@ machine the wall time mostly measures the other processes; the per-thread
 CPU times do not, so the table derives from them:
 
 * extra = caller + pool - 1-thread CPU: work the split adds (cache lines
-  fetched from the other core, wake-ups, duplicated copies);
+  fetched from the other core, wake-ups, duplicated copies) and the waits
+  spent spinning (``runtime.thread_pool``: about 50 us after each region
+  before a thread sleeps, so a kernel called alone, as in the per-kernel
+  rows, pays it once per call; inside a model call it bridges the gaps);
 * imbal = |caller - pool|: the serial parts and the uneven chunks;
 * est = 1-thread CPU / max(caller, pool): the speedup if neither thread ever
   waited for the other;

@@ -5,12 +5,12 @@ libgomp reads its environment once, when it loads, so the JIT calls
 parallel regions of one call (a serial kernel, the tail of a chunk) the
 pool's worker, and the caller at the join barrier, wait.  Asleep
 (``OMP_WAIT_POLICY=PASSIVE``, the earlier default), every region pays a
-futex wake-up and, on this virtual machine, the wake-up of a halted vCPU:
-MobileNetV2's 68 regions per call turned 7.5 ms at one thread into 9.5 ms
+futex wake-up and, on a virtual machine, the wake-up of a halted vCPU:
+MobileNetV2's 68 regions per call turned 7.7-8.1 ms at one thread into 9.5 ms
 of wall time and 14-16 ms of CPU at two.  Spinning ``SPIN_COUNT`` times
-(about 50 us here, 17 ns a spin) before sleeping keeps both threads awake
-from one region to the next within a call and lets them sleep soon after
-it.  Measured at real-time priority (the stand-in for a quiet machine),
+(about 50 us on the machine measured, 17 ns a spin) before sleeping keeps
+both threads awake from one region to the next within a call and lets them
+sleep soon after it.  Measured at real-time priority (the stand-in for a quiet machine),
 steady state, alternating processes, 2-thread wall / 1-thread CPU:
 
 * MobileNetV2: asleep 0.81-0.85x, 1000 spins 1.36-1.42x, 3000 1.53-1.56x,
@@ -21,9 +21,9 @@ steady state, alternating processes, 2-thread wall / 1-thread CPU:
 More spins gain little and cost more CPU after every call (10000: 170 us),
 and a spinning thread costs most on an oversubscribed machine, where the
 two threads of a call may share one core (at normal priority under a load
-of 1.5-2 the spin lost there: see the benchmarks README).  libgomp itself
-cuts the spin to 100 when it runs more threads than there are CPUs (several
-Python threads calling at once, each with its own team).
+of 1.5-8 it lost: MobileNetV2 0.49-0.55x against 0.65-0.89x asleep).
+libgomp itself cuts the spin to 100 when it runs more threads than there
+are CPUs (several Python threads calling at once, each with its own team).
 
 A user's ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` wins: ``passive`` for
 threads that sleep at once, ``active`` for the lowest latency on a machine
