@@ -61,24 +61,49 @@ def wants_llvm_unrolling(iv: SSAValue) -> None:
         set_loop_hints(op, (*loop_hints(op), "llvm-unroll"))
 
 
-def has_scalar_maxnum(loop: scf.ForOp) -> bool:
-    """A scalar ``maxnumf``/``minnumf`` anywhere in the loop: a reduction
-    through it, kept in a register or in memory (LICM promotes that), is
-    what trips LoopVectorize's assertion."""
-    return any(
-        isinstance(o, arith.MaxnumfOp | arith.MinnumfOp) and not isinstance(o.result.type, VectorType)
-        for o in loop.body.walk()
-    )
+def _is_scalar_maxnum(op: Operation) -> bool:
+    """A scalar ``maxnumf``/``minnumf``: a loop reduction through it, kept in
+    a register or in memory (LICM promotes that), is what trips
+    LoopVectorize's assertion."""
+    return type(op) in _MAXNUM and not isinstance(op.results[0].type, VectorType)
+
+
+_MAXNUM = (arith.MaxnumfOp, arith.MinnumfOp)
 
 
 class ForLowering(convert_scf_to_cf.ForLowering):
-    """xDSL's ``scf.for`` lowering, the loop's hints moved to its latch branch."""
+    """xDSL's ``scf.for`` lowering, the loop's hints moved to its latch branch.
+
+    Which loops hold a scalar ``maxnumf`` is found in one walk of each
+    function (walking every loop's body would walk a nest once per level):
+    loops are lowered outermost first, which leaves the bodies of the loops
+    not lowered yet as they were."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._scanned: set[Operation] = set()  # the functions walked
+        self._with_maxnum: set[Operation] = set()  # their loops holding a scalar maxnumf
+
+    def _has_scalar_maxnum(self, loop: scf.ForOp) -> bool:
+        top: Operation = loop
+        while (parent := top.parent_op()) is not None and parent.parent is not None:
+            top = parent
+        if top not in self._scanned:
+            self._scanned.add(top)
+            for op in top.walk():
+                if _is_scalar_maxnum(op):
+                    outer = op.parent_op()
+                    while outer is not None and outer is not top and outer not in self._with_maxnum:
+                        if type(outer) is scf.ForOp:
+                            self._with_maxnum.add(outer)
+                        outer = outer.parent_op()
+        return loop in self._with_maxnum
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, scf.ForOp):
             return
         hints = loop_hints(op)
-        if "vectorize.disable" not in hints and has_scalar_maxnum(op):
+        if "vectorize.disable" not in hints and self._has_scalar_maxnum(op):
             hints += ("vectorize.disable",)
         header, init = op.body.first_block, op.parent_block()
         super().match_and_rewrite(op, rewriter)

@@ -64,7 +64,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.errors import LoweringError
-from graphopt.lowering.op_builder import build, defaults, with_defaults
+from graphopt.lowering.op_builder import attach, build, defaults, walk_ops, with_defaults
 from graphopt.transforms.levels import require_lowered
 
 PTR = llvm.LLVMPointerType()
@@ -433,8 +433,8 @@ class ConversionPass(ModulePass):
         op."""
         token = _SHARED.set({})
         try:
-            rewriter = PatternRewriter(InsertPoint.at_end(module.body.block))
-            for op in list(module.walk()):
+            rewriter = ConversionRewriter(InsertPoint.at_end(module.body.block))
+            for op in walk_ops(module):
                 pattern = patterns.get(type(op))
                 if pattern is None or not _attached(op, module):
                     continue
@@ -447,6 +447,37 @@ class ConversionPass(ModulePass):
                     op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
         finally:
             _SHARED.reset(token)
+
+
+class ConversionRewriter(PatternRewriter):
+    """The rewriter of :meth:`ConversionPass.run`: inserting links the ops in
+    directly (:func:`graphopt.lowering.op_builder.attach`, without the check
+    that each new op does not hold the block, a walk up to the module), and
+    erasing gives no erased placeholder to results without uses.  Listeners
+    are still told (a walk of :meth:`ConversionPass.run` registers none)."""
+
+    def insert(self, op, insertion_point: InsertPoint | None = None):  # type: ignore[override]
+        self.has_done_action = True
+        ops = (op,) if isinstance(op, Operation) else op
+        at = self.insertion_point if insertion_point is None else insertion_point
+        block, before = at.block, at.insert_before
+        for new in ops:
+            if new.parent is not None:
+                raise ValueError("Can't insert an operation that already has a parent")
+            attach(block, new, before)
+        for new in ops:
+            self.handle_operation_insertion(new)
+        return op
+
+    def erase(self, op: Operation, safe_erase: bool = True) -> None:
+        self.has_done_action = True
+        self.handle_operation_removal(op)
+        if op.parent is not None:
+            op.detach()
+        if any(r.first_use is not None for r in op.results):
+            op.erase(safe_erase=safe_erase)  # raises, or leaves erased placeholders
+        else:
+            op.drop_all_references()
 
 
 def _attached(op: Operation, module: ModuleOp) -> bool:
