@@ -21,10 +21,9 @@ from xdsl.dialects import arith, cf, llvm, scf
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, VectorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.rewriter import InsertPoint
 from xdsl.transforms import convert_scf_to_cf
 
-from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, morph, retype_block_arguments, segments
+from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, before, morph, retype_block_arguments, segments
 
 _HINTS = "llvm.loop_hints"
 
@@ -116,7 +115,7 @@ class BranchPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, cf.BranchOp | cf.ConditionalBranchOp):
             return
-        at = InsertPoint.before(op)
+        at = before(op)
         for block in op.successors:
             retype_block_arguments(rewriter, block)
         # In place (common.morph): same successors, the operands in llvm types.

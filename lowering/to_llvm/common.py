@@ -48,6 +48,8 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    StringAttr,
+    SymbolRefAttr,
     UnitAttr,
     UnrealizedConversionCastOp,
     VectorType,
@@ -55,7 +57,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -75,6 +77,7 @@ class LoopToLLVMError(LoweringError):
 
 
 _BY_CLASS: dict[type, Attribute | None] = {MemRefType: PTR, IndexType: i64}
+_UNKNOWN = object()
 
 
 def llvm_type(t: Attribute) -> Attribute:
@@ -82,11 +85,11 @@ def llvm_type(t: Attribute) -> Attribute:
     ``index`` is ``i64``, other scalars and vectors are themselves (decided
     by the type's class, cached: ``isinstance`` on xDSL's abstract type
     classes and hashing a type are slow, and a module has few classes)."""
-    if type(t) not in _BY_CLASS:
+    how = _BY_CLASS.get(type(t), _UNKNOWN)
+    if how is _UNKNOWN:
         if not isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType | VectorType):
             raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
-        _BY_CLASS[type(t)] = None
-    how = _BY_CLASS[type(t)]
+        how = _BY_CLASS[type(t)] = None
     return t if how is None else how
 
 
@@ -161,8 +164,22 @@ def memref_type(value: SSAValue) -> Attribute:
     return value.type
 
 
+def before(op: Operation) -> InsertPoint:
+    """``InsertPoint.before(op)`` for an op in a block, without the dataclass
+    constructor's check (the conversions ask for one per op converted)."""
+    block = op.parent
+    if block is None:
+        raise ValueError("Operation insertion point must have a parent block")
+    at = _new(InsertPoint)
+    at.__dict__.update(block=block, insert_before=op)
+    return at
+
+
+_new = object.__new__
+
+
 def _cast(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: InsertPoint) -> SSAValue:
-    cast = UnrealizedConversionCastOp.get([value], [to])
+    cast = build(UnrealizedConversionCastOp, (value,), (to,))
     rewriter.insert(cast, at)
     if (state := _IN_PLACE.get()) is not None:
         state.casts.append(cast)
@@ -199,8 +216,8 @@ def cast_back(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: Ins
 def replace_with_llvm(rewriter: PatternRewriter, op: Operation, new_ops: Sequence[Operation], results: Sequence[SSAValue]) -> None:
     """Replace ``op`` by ``new_ops`` whose llvm-typed ``results`` stand for
     ``op``'s results, casting back where the types differ."""
-    rewriter.insert(list(new_ops), InsertPoint.before(op))
-    after = InsertPoint.before(op)
+    rewriter.insert(list(new_ops), before(op))
+    after = before(op)
     rewriter.replace(
         op, [], [cast_back(rewriter, r, old.type, after) for r, old in zip(results, op.results, strict=True)]
     )
@@ -214,7 +231,8 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
     on its own, a step casts a retyped result back for its users, as
     :func:`replace_with_llvm` does (in place, a memref result that became a
     pointer records its memref type).  Returns the op's results."""
-    if len(operands) != len(op.operands) or any(a is not b for a, b in zip(operands, op.operands)):
+    own = op._operands  # noqa: SLF001
+    if len(operands) != len(own) or any(a is not b for a, b in zip(operands, own)):
         op.operands = operands
     op.__class__ = cls
     op.properties = with_defaults(cls, properties)
@@ -222,7 +240,8 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
     rewriter.has_done_action = True
     state = _IN_PLACE.get()
     for r in op.results:
-        if (target := llvm_type(r.type)) != (old := r.type):
+        old = r._type  # noqa: SLF001
+        if (target := llvm_type(old)) is not old:  # a memref or index: another type
             uses = () if state is not None else list(r.uses)
             r._type = target  # noqa: SLF001  (the value keeps its uses)
             if state is not None and isinstance(old, MemRefType):
@@ -328,6 +347,35 @@ def gep(ptr: SSAValue, index: int | SSAValue, t: Attribute, inbounds: bool = Tru
     if isinstance(index, int):
         return build(llvm.GEPOp, (ptr,), (PTR,), _gep_props((index,), t, inbounds))
     return build(llvm.GEPOp, (ptr, index), (PTR,), _gep_props((llvm.GEP_USE_SSA_VAL,), t, inbounds))
+
+
+_NO_FASTMATH = llvm.FastMathAttr(None)
+_CCC = llvm.CallingConventionAttr("ccc")
+_NO_BUNDLES = DenseArrayBase.from_list(i32, ())
+
+
+@functools.lru_cache(maxsize=256)
+def _symbol(name: str) -> SymbolRefAttr:
+    return SymbolRefAttr(name)
+
+
+@functools.lru_cache(maxsize=256)
+def _string(name: str) -> StringAttr:
+    return StringAttr(name)
+
+
+def call(callee: str, args: Sequence[SSAValue], ret: Attribute | None) -> llvm.CallOp:
+    """``llvm.call @callee(args)`` returning ``ret`` (None: void), as
+    ``llvm.CallOp(callee, *args, return_type=ret)`` builds it."""
+    props = {"callee": _symbol(callee), "fastmathFlags": _NO_FASTMATH, "CConv": _CCC,
+             "op_bundle_sizes": _NO_BUNDLES, "operandSegmentSizes": segments(len(args), 0)}  # fmt: skip
+    return build(llvm.CallOp, args, () if ret is None else (ret,), props)
+
+
+def call_intrinsic(name: str, args: Sequence[SSAValue], result_types: Sequence[Attribute]) -> llvm.CallIntrinsicOp:
+    """``llvm.call_intrinsic``, as ``llvm.CallIntrinsicOp(name, args, result_types)`` builds it."""
+    props = {"intrin": _string(name), "op_bundle_sizes": _NO_BUNDLES, "operandSegmentSizes": segments(len(args), 0)}
+    return build(llvm.CallIntrinsicOp, args, result_types, props)
 
 
 def access_props(alignment: int | None = None) -> dict:
@@ -440,7 +488,7 @@ class ConversionPass(ModulePass):
                     continue
                 rewriter.has_done_action = False
                 rewriter.current_operation = op
-                rewriter.insertion_point = InsertPoint.before(op)
+                rewriter.insertion_point = before(op)
                 try:
                     pattern.match_and_rewrite(op, rewriter)
                 except Exception as err:  # located as PatternRewriteWalker does
@@ -524,10 +572,15 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr, shape: Sequence[int] | None 
 def constant_int(value: SSAValue) -> int | None:
     """The value of an integer constant (arith or llvm, through casts); by
     exact class, as the conversions ask it for every index they meet."""
-    op = value.owner
+    if type(value) is not OpResult:
+        return None
+    op = value.op
     if type(op) is UnrealizedConversionCastOp:
-        op = op._operands[0].owner  # noqa: SLF001
+        source = op._operands[0]  # noqa: SLF001
+        if type(source) is not OpResult:
+            return None
+        op = source.op
     if type(op) is not arith.ConstantOp and type(op) is not llvm.ConstantOp:
         return None
-    attr = op.properties.get("value")  # type: ignore[union-attr]
+    attr = op.properties.get("value")
     return attr.value.data if type(attr) is IntegerAttr else None

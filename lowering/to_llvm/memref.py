@@ -56,12 +56,15 @@ from graphopt.lowering.to_llvm.common import (
     LoopToLLVMError,
     access_props,
     as_llvm,
+    before,
     binop,
     build,
+    call_intrinsic,
     const,
     constant_int,
     dense_to_numpy,
     gep,
+    int_attr,
     llvm_type,
     memref_type,
     morph,
@@ -85,7 +88,7 @@ def element_ptr(
     dynamic indices, the address of that part in ``ref`` and whole addresses:
     an access is at most one constant-offset ``getelementptr`` more."""
     t = static_memref(memref_type(ref), op.name)
-    at = InsertPoint.before(op)
+    at = before(op)
     shape = t.get_shape()
     if not shape:
         return as_llvm(rewriter, ref, at)
@@ -181,7 +184,7 @@ class AccessPattern(RewritePattern):
         elif isinstance(op, memref.StoreOp):  # (value, memref, *indices)
             stored, ref, *indices = op._operands  # noqa: SLF001
             ptr = element_ptr(rewriter, op, ref, indices, self.bounds_check)
-            value = as_llvm(rewriter, stored, InsertPoint.before(op))
+            value = as_llvm(rewriter, stored, before(op))
             st = storage_type(stored.type)
             if st == value.type:
                 morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props())
@@ -194,17 +197,16 @@ class ViewPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.ViewOp, rewriter: PatternRewriter, /) -> None:
         static_memref(op.result.type, "memref.view")
-        at = InsertPoint.before(op)
+        at = before(op)
         src = as_llvm(rewriter, op.source, at)
         shift = constant_int(op.byte_shift)
         if shift == 0:
             replace_with_llvm(rewriter, op, [], [src])
         elif shift is not None:
-            replace_with_llvm(rewriter, op, [gep := llvm.GEPOp(src, [shift], i8, inbounds=True)], gep.results)
+            replace_with_llvm(rewriter, op, [ptr := gep(src, shift, i8)], ptr.results)
         else:
-            dyn = as_llvm(rewriter, op.byte_shift, at)
-            gep = llvm.GEPOp(src, [llvm.GEP_USE_SSA_VAL], i8, [dyn], inbounds=True)
-            replace_with_llvm(rewriter, op, [gep], gep.results)
+            ptr = gep(src, as_llvm(rewriter, op.byte_shift, at), i8)
+            replace_with_llvm(rewriter, op, [ptr], ptr.results)
 
 
 class CollapseShapePattern(RewritePattern):
@@ -212,7 +214,7 @@ class CollapseShapePattern(RewritePattern):
     def match_and_rewrite(self, op: memref.CollapseShapeOp, rewriter: PatternRewriter, /) -> None:
         static_memref(memref_type(op.src), "memref.collapse_shape")
         static_memref(op.result.type, "memref.collapse_shape")
-        replace_with_llvm(rewriter, op, [], [as_llvm(rewriter, op.src, InsertPoint.before(op))])
+        replace_with_llvm(rewriter, op, [], [as_llvm(rewriter, op.src, before(op))])
 
 
 class SubviewPattern(RewritePattern):
@@ -225,17 +227,16 @@ class SubviewPattern(RewritePattern):
         linear = 0
         for off, dim in zip(offsets, src_t.get_shape(), strict=True):
             linear = linear * dim + off
-        src = as_llvm(rewriter, op.source, InsertPoint.before(op))
+        src = as_llvm(rewriter, op.source, before(op))
         if linear == 0:
             replace_with_llvm(rewriter, op, [], [src])
             return
         st = storage_type(src_t.element_type)
         if linear < 2**31:  # a constant GEP index is an i32
-            gep = llvm.GEPOp(src, [linear], st, inbounds=True)
+            ptr = gep(src, linear, st)
         else:
-            index = const(rewriter, InsertPoint.before(op), linear, i64)
-            gep = llvm.GEPOp(src, [llvm.GEP_USE_SSA_VAL], st, [index], inbounds=True)
-        replace_with_llvm(rewriter, op, [gep], gep.results)
+            ptr = gep(src, const(rewriter, before(op), linear, i64), st)
+        replace_with_llvm(rewriter, op, [ptr], ptr.results)
 
 
 class AllocaPattern(RewritePattern):
@@ -249,7 +250,7 @@ class AllocaPattern(RewritePattern):
             fn = fn.parent_op()
         if fn is None or fn.regions[0].first_block is None:
             raise LoopToLLVMError("memref.alloca outside a function")
-        size = llvm.ConstantOp(IntegerAttr(max(1, num_elements(t)), i64), i64)
+        size = build(llvm.ConstantOp, (), (i64,), {"value": int_attr(max(1, num_elements(t)), i64)})
         op.detach()  # first, so that the entry's start is not before the op itself
         rewriter.insert([size, op], InsertPoint.at_start(fn.regions[0].first_block))
         morph(rewriter, op, llvm.AllocaOp, size.results, {"alignment": _ALIGN_64, "elem_type": storage_type(t.element_type)})
@@ -296,7 +297,7 @@ class GlobalPattern(RewritePattern):
 class CopyPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.CopyOp, rewriter: PatternRewriter, /) -> None:
-        at = InsertPoint.before(op)
+        at = before(op)
         nbytes = memref_num_bytes(static_memref(memref_type(op.source), "memref.copy"))
         args = [
             as_llvm(rewriter, op.destination, at),
@@ -304,7 +305,7 @@ class CopyPattern(RewritePattern):
             const(rewriter, at, nbytes, i64),
             const(rewriter, at, 0, IntegerType(1)),
         ]
-        replace_with_llvm(rewriter, op, [llvm.CallIntrinsicOp("llvm.memcpy.p0.p0.i64", args, [])], [])
+        replace_with_llvm(rewriter, op, [call_intrinsic("llvm.memcpy.p0.p0.i64", args, [])], [])
 
 
 @dataclass(frozen=True)

@@ -54,19 +54,18 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
-    DenseArrayBase,
     SymbolRefAttr,
     UnrealizedConversionCastOp,
     i1,
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import MemoryEffect, NoMemoryEffect, is_side_effect_free
 
 from graphopt.lowering.op_builder import build
-from graphopt.lowering.to_llvm.common import PTR, LoopToLLVMError, access_props, gep, int_attr, llvm_type, segments
+from graphopt.lowering.to_llvm.common import PTR, LoopToLLVMError, access_props, call, gep, int_attr, llvm_type
 from graphopt.lowering.to_llvm.scalar import declare_externals
 from graphopt.transforms.levels import require_lowered
 
@@ -132,16 +131,6 @@ def _arith(cls: type[Operation], a: SSAValue, b: SSAValue) -> Operation:
     return _op(cls, (a, b), (a.type,), props)
 
 
-def _call(callee: str, args: tuple[SSAValue, ...], ret: Attribute | None) -> Operation:
-    """An ``llvm.call`` as ``llvm.CallOp(callee, *args, return_type=ret)`` builds it."""
-    props = {"callee": SymbolRefAttr(callee), "fastmathFlags": _NO_FASTMATH, "CConv": _CCC,
-             "op_bundle_sizes": _NO_BUNDLES, "operandSegmentSizes": segments(len(args), 0)}  # fmt: skip
-    return _op(llvm.CallOp, args, () if ret is None else (ret,), props)
-
-
-_NO_FASTMATH = llvm.FastMathAttr(None)
-_CCC = llvm.CallingConventionAttr("ccc")
-_NO_BUNDLES = DenseArrayBase.from_list(i32, ())
 
 
 def _defining_op(v: SSAValue) -> Operation | None:
@@ -249,8 +238,8 @@ class _Outliner:
         mapping = {v: self.clones[v] for v in captured}
 
         lb, ub, step = (mapping[v] for v in (par.lowerBound[0], par.upperBound[0], par.step[0]))
-        tid = _call("omp_get_thread_num", (), i32)
-        nt = _call("omp_get_num_threads", (), i32)
+        tid = call("omp_get_thread_num", (), i32)
+        nt = call("omp_get_num_threads", (), i32)
         self.body.add_ops([tid, nt])
         ops: list[Operation] = []
 
@@ -352,7 +341,7 @@ class _Outliner:
         team32 = _op(arith.IndexCastOp, (team,), (i32,))
         fn = _op(llvm.AddressOfOp, (), (PTR,), {"global_name": SymbolRefAttr(self.name)})
         flags = _op(llvm.ConstantOp, (), (i32,), {"value": int_attr(0, i32)})
-        pool = _call("GOMP_parallel", (fn.results[0], ctx, team32.results[0], flags.results[0]), None)
+        pool = call("GOMP_parallel", (fn.results[0], ctx, team32.results[0], flags.results[0]), None)
         add(scf.IfOp(
             serial, [],
             [func.CallOp(self.name, [ctx], []), _op(scf.YieldOp)],

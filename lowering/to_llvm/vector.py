@@ -20,13 +20,13 @@ from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.rewriter import InsertPoint
 
 from graphopt.lowering.to_llvm.common import (
     ConversionPass,
     LoopToLLVMError,
     access_props,
     as_llvm,
+    before,
     by_identity,
     build,
     const,
@@ -55,7 +55,7 @@ class AccessPattern(RewritePattern):
         elif isinstance(op, vector.StoreOp):
             stored, base, *indices = op._operands  # noqa: SLF001
             ptr = element_ptr(rewriter, op, base, indices, self.bounds_check, _lanes(stored.type))
-            value = as_llvm(rewriter, stored, InsertPoint.before(op))
+            value = as_llvm(rewriter, stored, before(op))
             morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props(_alignment(op, base)))
 
 
@@ -78,7 +78,7 @@ class BroadcastPattern(RewritePattern):
         assert isinstance(vt, VectorType)
         if isinstance(op.source.type, VectorType) or vt.get_num_dims() != 1:
             raise LoopToLLVMError(f"vector.broadcast {op.source.type} to {vt}: only scalar to 1-D is supported")
-        at = InsertPoint.before(op)
+        at = before(op)
         scalar = as_llvm(rewriter, op.source, at)
         undef = build(llvm.UndefOp, (), (vt,))
         ins = build(llvm.InsertElementOp, (undef.res, scalar, const(rewriter, at, 0, i32)), (vt,))
