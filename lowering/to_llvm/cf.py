@@ -23,6 +23,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.transforms import convert_scf_to_cf
 
+from graphopt.lowering.op_builder import walk_ops
 from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, before, morph, retype_block_arguments, segments
 
 _HINTS = "llvm.loop_hints"
@@ -89,7 +90,7 @@ class ForLowering(convert_scf_to_cf.ForLowering):
             top = parent
         if top not in self._scanned:
             self._scanned.add(top)
-            for op in top.walk():
+            for op in walk_ops(top):
                 if _is_scalar_maxnum(op):
                     outer = op.parent_op()
                     while outer is not None and outer is not top and outer not in self._with_maxnum:

@@ -517,6 +517,31 @@ class ConversionRewriter(PatternRewriter):
             self.handle_operation_insertion(new)
         return op
 
+    def replace(self, op: Operation, new_ops, new_results=None, safe_erase: bool = True) -> None:  # type: ignore[override]
+        """``PatternRewriter.replace`` (name hints carried over as it does),
+        the uses moved directly."""
+        self.has_done_action = True
+        if isinstance(new_ops, Operation):
+            new_ops = (new_ops,)
+        if new_ops:
+            self.insert(new_ops, before(op))
+        if new_results is None:
+            new_results = new_ops[-1].results if new_ops else []
+        if len(op.results) != len(new_results):
+            raise ValueError(f"Expected {len(op.results)} new results, but got {len(new_results)}")
+        self.handle_operation_replacement(op, new_results)
+        for old, new in zip(op.results, new_results):
+            if new is None or old.first_use is not None:
+                self.replace_all_uses_with(old, new, safe_erase=safe_erase)
+            if new is not None and not new.name_hint and old.name_hint is not None:
+                new.name_hint = old.name_hint
+        if len(new_results) == 1 and (only := new_results[0]) is not None and (hint := only.name_hint) is not None:
+            for new_op in new_ops:
+                for res in new_op.results:
+                    if not res.name_hint:
+                        res.name_hint = hint
+        self.erase(op, safe_erase=safe_erase)
+
     def erase(self, op: Operation, safe_erase: bool = True) -> None:
         self.has_done_action = True
         self.handle_operation_removal(op)

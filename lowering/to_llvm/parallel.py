@@ -64,7 +64,7 @@ from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import MemoryEffect, NoMemoryEffect, is_side_effect_free
 
-from graphopt.lowering.op_builder import build
+from graphopt.lowering.op_builder import build, walk_ops
 from graphopt.lowering.to_llvm.common import PTR, LoopToLLVMError, access_props, call, gep, int_attr, llvm_type
 from graphopt.lowering.to_llvm.scalar import declare_externals
 from graphopt.transforms.levels import require_lowered
@@ -94,8 +94,9 @@ def _inside(op: Operation | None, region_op: Operation) -> bool:
     return op is not None and region_op.is_ancestor(op)
 
 
-#: Per op class: True when its only memory-effect traits are NoMemoryEffect,
-#: False when it has none, None when its effects depend on the op.
+#: Per op class: True when its only memory-effect traits are NoMemoryEffect
+#: (or ``Pure``, which is one), False when it has none, None when its effects
+#: depend on the op.
 _PURE_BY_CLASS: dict[type[Operation], bool | None] = {}
 
 
@@ -106,9 +107,14 @@ def _pure(op: Operation) -> bool:
     known = _PURE_BY_CLASS.get(type(op), 0)
     if known == 0:
         traits = op.get_traits_of_type(MemoryEffect)
-        known = False if not traits else True if all(type(t) is NoMemoryEffect for t in traits) else None
+        known = False if not traits else True if all(_no_effect(t) for t in traits) else None
         _PURE_BY_CLASS[type(op)] = known
     return is_side_effect_free(op) if known is None else known  # type: ignore[return-value]
+
+
+def _no_effect(trait: MemoryEffect) -> bool:
+    """The trait is NoMemoryEffect's (its ``get_effects`` not overridden)."""
+    return isinstance(trait, NoMemoryEffect) and type(trait).get_effects.__func__ is NoMemoryEffect.get_effects.__func__  # type: ignore[attr-defined]
 
 
 def _op(cls: type[Operation], operands=(), result_types=(), properties: dict | None = None, regions=()) -> Operation:
@@ -185,7 +191,7 @@ class _Outliner:
         first-use order."""
         par, root = self.par, self.root
         values: dict[SSAValue, None] = dict.fromkeys((par.lowerBound[0], par.upperBound[0], par.step[0]))
-        ops = list(root.walk())
+        ops = walk_ops(root)
         # One walk: the ops of the region, by identity (``is_ancestor`` per
         # operand walked up to the region for every use).
         self.inside = inside = {id(op) for op in ops}
@@ -395,7 +401,7 @@ def _accessed_buffers(par: scf.ParallelOp) -> tuple[set[SSAValue], set[SSAValue]
     view: not hoisted)."""
     written: set[SSAValue] = set()
     read: set[SSAValue] = set()
-    for op in par.body.walk():
+    for op in walk_ops(par)[1:]:  # the ops of its body
         cls = type(op)
         if cls in _STORES:
             written.add(op._operands[1])  # noqa: SLF001
@@ -436,10 +442,10 @@ def _single_trip_lb(v: SSAValue) -> SSAValue | None:
     return loop.lb
 
 
-def _first_access(where: Operation | Region, buf: SSAValue) -> bool | None:
+def _first_access(where: Operation, buf: SSAValue) -> bool | None:
     """In program order, whether the first op of ``where`` using ``buf``
     stores to it (True), uses it otherwise (False), or there is none."""
-    for inner in where.walk():
+    for inner in walk_ops(where):
         operands = inner._operands  # noqa: SLF001
         if buf in operands:
             return type(inner) in _STORES and operands[1] is buf
@@ -520,7 +526,7 @@ def outline_parallel(module: ModuleOp) -> None:
     """Outline every ``scf.parallel`` of ``module`` (innermost first)."""
     pars: list[scf.ParallelOp] = []
     allocas: list[memref.AllocaOp] = []
-    for op in module.walk():  # one walk: the loops, and the stack buffers they may leave unused
+    for op in walk_ops(module):  # one walk: the loops, and the stack buffers they may leave unused
         if type(op) is scf.ParallelOp:
             pars.append(op)
         elif type(op) is memref.AllocaOp:
