@@ -66,7 +66,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.errors import LoweringError
-from graphopt.lowering.op_builder import attach, build, defaults, walk_ops, with_defaults
+from graphopt.lowering.op_builder import attach, build, default_attributes, walk_ops, with_defaults
 from graphopt.transforms.levels import require_lowered
 
 PTR = llvm.LLVMPointerType()
@@ -236,7 +236,7 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
         op.operands = operands
     op.__class__ = cls
     op.properties = with_defaults(cls, properties)
-    op.attributes = dict(defaults(cls)[1])
+    op.attributes = default_attributes(cls)
     rewriter.has_done_action = True
     state = _IN_PLACE.get()
     for r in op.results:
