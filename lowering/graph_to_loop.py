@@ -457,11 +457,8 @@ def _collapsed(emitter: KernelEmitter, buffer: SSAValue, axis: int) -> SSAValue:
         assert isinstance(t, MemRefType)
         shape = t.get_shape()
         groups = ([range(axis)] if axis else []) + [range(axis, len(shape))]
-        op = memref.CollapseShapeOp(
-            operands=[buffer],
-            result_types=[memref_type(t.element_type, tuple(prod(shape[d] for d in g) for g in groups))],
-            properties={"reassociation": _reassociation(len(shape), axis)},
-        )
+        result_type = memref_type(t.element_type, tuple(prod(shape[d] for d in g) for g in groups))
+        op = build(memref.CollapseShapeOp, (buffer,), (result_type,), {"reassociation": _reassociation(len(shape), axis)})
         return emitter.emit(op).results[0]
 
     return emitter.cached(("collapsed", axis), [buffer], make)
@@ -495,7 +492,7 @@ def _copy_slice(emitter: KernelEmitter, src: SSAValue, out: SSAValue, axis: int,
         n = flat_in.type.get_shape()[0]  # type: ignore[attr-defined]
         view_t, props = _flat_subview(flat_out.type, shift, n)  # type: ignore[arg-type]
         view = emitter.emit(build(memref.SubviewOp, (flat_out,), (view_t,), props)).results[0]
-        emitter.emit_here(memref.CopyOp(flat_in, view))
+        emitter.emit_here(build(memref.CopyOp, (flat_in, view)))
         return
     flat_in, flat_out = _collapsed(emitter, src, axis), _collapsed(emitter, out, axis)
     in_shape = flat_in.type.get_shape()  # type: ignore[attr-defined]

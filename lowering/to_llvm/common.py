@@ -101,11 +101,27 @@ def storage_type(t: Attribute) -> Attribute:
 
 
 def static_memref(t: Attribute, what: str) -> MemRefType:
+    if type(t) is MemRefType and by_identity(_STATIC, t, lambda: _is_static(t)):  # checked once per type object
+        return t
     if not isinstance(t, MemRefType):
         raise LoopToLLVMError(f"{what}: expected a memref, got {t}")
-    if any(d < 0 for d in t.get_shape()) or not isinstance(t.layout, NoneAttr):
+    if not _is_static(t):
         raise LoopToLLVMError(f"{what}: only static identity-layout memrefs are supported, got {t}")
     return t
+
+
+def _is_static(t: MemRefType) -> bool:
+    return not any(d < 0 for d in t.get_shape()) and isinstance(t.layout, NoneAttr)
+
+
+_STATIC: dict = {}
+_SHAPES: dict = {}
+
+
+def memref_shape(t: MemRefType) -> tuple[int, ...]:
+    """``t.get_shape()``, built once per type object (it unpacks the shape's
+    attributes; the accesses of a kernel ask for the same few types)."""
+    return by_identity(_SHAPES, t, t.get_shape)
 
 
 def num_elements(t: MemRefType) -> int:
@@ -301,12 +317,20 @@ def by_identity(table: dict[int, tuple[object, _T]], key: object, make: Callable
     return hit[1]
 
 
-@functools.lru_cache(maxsize=4096)
 def int_attr(value: int, t: IntegerType) -> IntegerAttr:
-    """An ``IntegerAttr``, built once per value and type (building one checks
-    its range, and the conversions ask for the same few indices again and
-    again)."""
-    return IntegerAttr(value, t)
+    """An ``IntegerAttr``, built once per value and type object (building one
+    checks its range, and the conversions ask for the same few indices again
+    and again; hashing the type is several Python calls)."""
+    by_value = by_identity(_INT_ATTRS, t, dict)
+    attr = by_value.get(value)
+    if attr is None:
+        if len(by_value) > 4096:
+            by_value.clear()
+        attr = by_value[value] = IntegerAttr(value, t)
+    return attr
+
+
+_INT_ATTRS: dict = {}
 
 
 @functools.lru_cache(maxsize=256)
@@ -379,11 +403,17 @@ def call_intrinsic(name: str, args: Sequence[SSAValue], result_types: Sequence[A
 
 
 def access_props(alignment: int | None = None) -> dict:
-    """The properties of an ``llvm.load`` or ``llvm.store``."""
-    props = {"ordering": _ORDERING}
-    if alignment is not None:
-        props["alignment"] = int_attr(alignment, i64)
+    """The properties of an ``llvm.load`` or ``llvm.store`` (one dict per
+    alignment, shared: the builders copy it)."""
+    props = _ACCESS_PROPS.get(alignment)
+    if props is None:
+        props = _ACCESS_PROPS[alignment] = {"ordering": _ORDERING}
+        if alignment is not None:
+            props["alignment"] = int_attr(alignment, i64)
     return props
+
+
+_ACCESS_PROPS: dict[int | None, dict] = {}
 
 
 #: Per conversion walk: values ops share (constants, addresses).

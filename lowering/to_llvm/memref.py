@@ -66,6 +66,7 @@ from graphopt.lowering.to_llvm.common import (
     gep,
     int_attr,
     llvm_type,
+    memref_shape,
     memref_type,
     morph,
     num_elements,
@@ -89,7 +90,7 @@ def element_ptr(
     an access is at most one constant-offset ``getelementptr`` more."""
     t = static_memref(memref_type(ref), op.name)
     at = before(op)
-    shape = t.get_shape()
+    shape = memref_shape(t)
     if not shape:
         return as_llvm(rewriter, ref, at)
     st = storage_type(t.element_type)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from graphopt.lowering.to_llvm.common import (
@@ -38,8 +38,15 @@ from graphopt.lowering.to_llvm.memref import add_bounds_flag, element_ptr
 
 
 def _alignment(op: vector.LoadOp | vector.StoreOp, base: SSAValue) -> int:
-    element = static_memref(memref_type(base), op.name).element_type
+    t = static_memref(memref_type(base), op.name)
+    return by_identity(_ALIGNMENTS, t, lambda: _element_alignment(t.element_type))
+
+
+def _element_alignment(element: Attribute) -> int:
     return max(1, element.bitwidth // 8) if hasattr(element, "bitwidth") else 1
+
+
+_ALIGNMENTS: dict = {}
 
 
 @dataclass
@@ -61,6 +68,13 @@ class AccessPattern(RewritePattern):
 
 def _lanes(vt) -> int:
     """Elements a 1-D vector access covers along the memref's last dimension."""
+    return by_identity(_LANES, vt, lambda: _vector_lanes(vt))
+
+
+_LANES: dict = {}
+
+
+def _vector_lanes(vt) -> int:
     if not isinstance(vt, VectorType) or vt.get_num_dims() != 1:
         raise LoopToLLVMError(f"vector.load/store of {vt}: only 1-D vectors are supported")
     return vt.get_shape()[0]
