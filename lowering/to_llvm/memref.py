@@ -6,8 +6,10 @@
   within a block (:func:`element_ptr`); ``i1`` elements are
   bytes (loads ``trunc``, stores ``zext``).  With ``bounds-check=true``, an
   access whose indices are not all constants (constants are checked by the
-  verifier) is guarded: an index outside its dimension turns the access into
-  one of element 0 and sets the byte ``@graphopt_bounds_error``, which the
+  verifier) is guarded: an index outside its dimension turns a load into
+  one of element 0 and a store into one to a scratch global
+  (``@graphopt_bounds_sink<bytes>``, so no element of the memref is
+  overwritten), and sets the byte ``@graphopt_bounds_error``, which the
   runtime turns into an error after the call.  A ``vector.load``/``store``
   must also end inside the memref: its ``lanes`` elements are contiguous from
   the indexed one and may run on into the next row (the pointwise GEMM's
@@ -50,6 +52,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from graphopt.dialects.loop import memref_num_bytes
+from graphopt.lowering.op_builder import walk_ops
 from graphopt.lowering.to_llvm.common import (
     PTR,
     ConversionPass,
@@ -77,12 +80,17 @@ from graphopt.lowering.to_llvm.common import (
 )
 
 BOUNDS_FLAG = "graphopt_bounds_error"
+BOUNDS_SINK = "graphopt_bounds_sink"
+"""Prefix of the scratch globals a checked out-of-bounds store writes to
+(the suffix is the store's size in bytes)."""
 
 
 def element_ptr(
-    rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_values, bounds_check: bool = False, lanes: int = 1
+    rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_values, bounds_check: bool = False, lanes: int = 1,
+    store: bool = False,
 ) -> SSAValue:
-    """The address of ``ref[indices]`` (row-major) for ``op``, a load or store.
+    """The address of ``ref[indices]`` (row-major) for ``op``, a load or a
+    ``store`` (``lanes`` elements from there: a vector access).
 
     Constant indices fold into one constant offset.  Within a block, the
     accesses share the products ``index * stride``, the offset of the same
@@ -102,7 +110,7 @@ def element_ptr(
     index_values = list(index_values)
     if bounds_check and any(constant_int(i) is None for i in index_values):
         indices = [as_llvm(rewriter, i, at) for i in index_values]
-        return _checked_ptr(rewriter, at, as_llvm(rewriter, ref, at), shape, st, indices, emit, lanes)
+        return _checked_ptr(rewriter, at, as_llvm(rewriter, ref, at), shape, st, indices, emit, lanes, store)
     stride, strides = 1, []
     for dim in reversed(shape):
         strides.append(stride)
@@ -143,10 +151,11 @@ def element_ptr(
     return reuse(("element", *where, ref, tuple(dynamic), offset), element)
 
 
-def _checked_ptr(rewriter, at, base, shape, st, indices, emit, lanes: int = 1) -> SSAValue:
+def _checked_ptr(rewriter, at, base, shape, st, indices, emit, lanes: int = 1, store: bool = False) -> SSAValue:
     """``bounds-check=true``: an index outside its dimension, or a vector of
-    ``lanes`` elements ending past the memref, makes the access one of
-    element 0 and sets ``@graphopt_bounds_error``."""
+    ``lanes`` elements ending past the memref, makes a load one of element 0
+    and a store one to the scratch global of its size, and sets
+    ``@graphopt_bounds_error``."""
     off = indices[0]
     for dim, idx in zip(shape[1:], indices[1:]):
         off = emit(binop(llvm.AddOp, emit(binop(llvm.MulOp, off, const(rewriter, at, dim, i64), nsw=True)), idx, nsw=True))
@@ -164,7 +173,15 @@ def _checked_ptr(rewriter, at, base, shape, st, indices, emit, lanes: int = 1) -
     bad = emit(llvm.ZExtOp(emit(llvm.XOrOp(ok, const(rewriter, at, 1, i1))), i8))
     old = emit(llvm.LoadOp(flag, i8))
     rewriter.insert(llvm.StoreOp(emit(llvm.OrOp(old, bad)), flag), at)
-    return emit(gep(base, off, st))
+    ptr = emit(gep(base, off, st))
+    if not store:
+        return ptr
+    sink = emit(llvm.AddressOfOp(f"{BOUNDS_SINK}{lanes * _byte_size(st)}", PTR))
+    return emit(llvm.SelectOp(ok, ptr, sink))
+
+
+def _byte_size(t) -> int:
+    return max(1, t.bitwidth // 8) if hasattr(t, "bitwidth") else 8  # a pointer
 
 
 @dataclass
@@ -184,7 +201,7 @@ class AccessPattern(RewritePattern):
             replace_with_llvm(rewriter, op, [wide, trunc := llvm.TruncOp(wide.results[0], op.res.type)], trunc.results)
         elif isinstance(op, memref.StoreOp):  # (value, memref, *indices)
             stored, ref, *indices = op._operands  # noqa: SLF001
-            ptr = element_ptr(rewriter, op, ref, indices, self.bounds_check)
+            ptr = element_ptr(rewriter, op, ref, indices, self.bounds_check, store=True)
             value = as_llvm(rewriter, stored, before(op))
             st = storage_type(stored.type)
             if st == value.type:
@@ -330,9 +347,13 @@ class ConvertMemRefToLLVMPass(ConversionPass):
 
 
 def add_bounds_flag(module) -> None:
-    """The ``@graphopt_bounds_error`` byte, once, if a checked access uses it."""
-    names = [o.sym_name.data for o in module.body.block.ops if isinstance(o, llvm.GlobalOp)]
-    if BOUNDS_FLAG not in names and any(
-        isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in module.walk()
-    ):
+    """The ``@graphopt_bounds_error`` byte and the scratch globals of the
+    checked stores, once each, if a checked access uses them."""
+    names = {o.sym_name.data for o in module.body.block.ops if isinstance(o, llvm.GlobalOp)}
+    used = {o.global_name.root_reference.data for o in walk_ops(module) if type(o) is llvm.AddressOfOp}
+    if BOUNDS_FLAG not in names and BOUNDS_FLAG in used:
         module.body.block.add_op(llvm.GlobalOp(i8, BOUNDS_FLAG, "common", value=IntegerAttr(0, i8)))
+    for name in sorted(used - names):
+        if name.startswith(BOUNDS_SINK) and name[len(BOUNDS_SINK):].isdigit():
+            size = int(name[len(BOUNDS_SINK):])
+            module.body.block.add_op(llvm.GlobalOp(llvm.LLVMArrayType(size, i8), name, "internal", alignment=64))

@@ -61,7 +61,7 @@ class AccessPattern(RewritePattern):
             morph(rewriter, op, llvm.LoadOp, (ptr,), access_props(_alignment(op, base)))
         elif isinstance(op, vector.StoreOp):
             stored, base, *indices = op._operands  # noqa: SLF001
-            ptr = element_ptr(rewriter, op, base, indices, self.bounds_check, _lanes(stored.type))
+            ptr = element_ptr(rewriter, op, base, indices, self.bounds_check, _lanes(stored.type), store=True)
             value = as_llvm(rewriter, stored, before(op))
             morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props(_alignment(op, base)))
 
