@@ -114,17 +114,19 @@ class ForLowering(convert_scf_to_cf.ForLowering):
 
 class BranchPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, cf.BranchOp | cf.ConditionalBranchOp):
+        if type(op) is not cf.BranchOp and type(op) is not cf.ConditionalBranchOp:
             return
         at = before(op)
-        for block in op.successors:
+        for block in op._successors:  # noqa: SLF001
             retype_block_arguments(rewriter, block)
         # In place (common.morph): same successors, the operands in llvm types.
-        if isinstance(op, cf.BranchOp):
+        if type(op) is cf.BranchOp:
             hints = loop_hints(op)  # morph resets the attributes
-            morph(rewriter, op, llvm.BrOp, [as_llvm(rewriter, a, at) for a in op.operands])
+            morph(rewriter, op, llvm.BrOp, [as_llvm(rewriter, a, at) for a in op._operands])  # noqa: SLF001
             if hints:
                 set_loop_hints(op, hints)
+        elif len(op._operands) == 1:  # noqa: SLF001  (no block arguments: scf-to-cf's loop headers)
+            morph(rewriter, op, llvm.CondBrOp, op._operands, {"operandSegmentSizes": segments(1, 0, 0)})  # noqa: SLF001
         else:
             then = [as_llvm(rewriter, a, at) for a in op.then_arguments]
             other = [as_llvm(rewriter, a, at) for a in op.else_arguments]

@@ -204,8 +204,9 @@ def _cast(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: InsertP
 
 def as_llvm(rewriter: PatternRewriter, value: SSAValue, at: InsertPoint) -> SSAValue:
     """``value`` with its llvm type: itself, the source of a cast, or a new cast."""
-    target = llvm_type(value.type)
-    if target == value.type:
+    t = value._type  # noqa: SLF001
+    target = llvm_type(t)
+    if target is t:  # (llvm_type gives a memref or index another type)
         return value
     owner = value.owner
     if isinstance(owner, UnrealizedConversionCastOp) and owner.inputs[0].type == target:
@@ -275,10 +276,10 @@ def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
     converting in place, the retyped argument)."""
     state = _IN_PLACE.get()
     for arg in list(block.args):
-        target = llvm_type(arg.type)
-        if target == arg.type:
+        old_type = arg._type  # noqa: SLF001
+        target = llvm_type(old_type)
+        if target is old_type:  # (llvm_type gives a memref or index another type)
             continue
-        old_type = arg.type
         if state is not None:  # retyped in place, as morph does
             arg._type = target  # noqa: SLF001
             if isinstance(old_type, MemRefType):
@@ -461,7 +462,11 @@ def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Att
         v = float(value)
         key = (v.hex(), t)
     table = _SHARED.get()
-    entry = _entry_block(at) if table is not None else None
+    entry = None
+    if table is not None:  # the entry of the block's function, once per block
+        entry = table.get(("entry", at.block), _UNKNOWN)
+        if entry is _UNKNOWN:
+            entry = table[("entry", at.block)] = _entry_block(at)
     if entry is not None and (hit := table.get((entry, *key))) is not None:  # type: ignore[union-attr]
         return hit
     attr: Attribute = int_attr(v, t) if isinstance(t, IntegerType) else FloatAttr(v, t)  # type: ignore[arg-type]

@@ -62,6 +62,7 @@ from graphopt.lowering.to_llvm.common import (
     before,
     binop,
     build,
+    by_identity,
     call_intrinsic,
     const,
     constant_int,
@@ -111,12 +112,8 @@ def element_ptr(
     if bounds_check and any(constant_int(i) is None for i in index_values):
         indices = [as_llvm(rewriter, i, at) for i in index_values]
         return _checked_ptr(rewriter, at, as_llvm(rewriter, ref, at), shape, st, indices, emit, lanes, store)
-    stride, strides = 1, []
-    for dim in reversed(shape):
-        strides.append(stride)
-        stride *= dim
     offset, dynamic = 0, []
-    for value, stride in zip(index_values, reversed(strides)):
+    for value, stride in zip(index_values, by_identity(_STRIDES, t, lambda: _row_major_strides(shape))):
         k = constant_int(value)
         if k is None:
             dynamic.append((value, stride))
@@ -125,7 +122,7 @@ def element_ptr(
     # Keyed by the op's own operands (the same values however far the other
     # dialects are converted) and its dialect: one walk and each step on its
     # own give the same IR.
-    where = (op.dialect_name(), at.block)
+    where = (_dialect_of(op), at.block)
 
     def product(value: SSAValue, stride: int) -> SSAValue:
         term = as_llvm(rewriter, value, at)
@@ -149,6 +146,28 @@ def element_ptr(
         return base if offset == 0 else emit(gep(base, offset if offset < 2**31 else const(rewriter, at, offset, i64), st))
 
     return reuse(("element", *where, ref, tuple(dynamic), offset), element)
+
+
+_STRIDES: dict = {}
+
+
+def _row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    stride, strides = 1, []
+    for dim in reversed(shape):
+        strides.append(stride)
+        stride *= dim
+    return tuple(reversed(strides))
+
+
+_DIALECTS: dict[type[Operation], str] = {}
+
+
+def _dialect_of(op: Operation) -> str:
+    """``op.dialect_name()``, once per class (it splits the op's name)."""
+    name = _DIALECTS.get(type(op))
+    if name is None:
+        name = _DIALECTS[type(op)] = op.dialect_name()
+    return name
 
 
 def _checked_ptr(rewriter, at, base, shape, st, indices, emit, lanes: int = 1, store: bool = False) -> SSAValue:

@@ -155,13 +155,13 @@ class ScalarPattern(RewritePattern):
         if cls in self.pure and table is not None and type(op.results[0]._type) in _INTEGER_TYPES:  # noqa: SLF001
             # Keyed by the op's own operands, constants by value, as
             # memref.element_ptr: one walk and the steps give the same IR.
-            args = tuple(("c", k) if (k := constant_int(v)) is not None else v for v in op.operands)
+            args = tuple(("c", k) if (k := constant_int(v)) is not None else v for v in op._operands)  # noqa: SLF001
             key = ("pure", at.block, type(op), op.results[0].type, tuple(op.properties.items()), args)
             if (hit := table.get(key)) is not None:
                 rewriter.replace(op, [], hit)
                 return
         flags = getattr(op.properties.get("fastmath"), "data", None)
-        operands = [as_llvm(rewriter, v, at) for v in op.operands]
+        operands = [as_llvm(rewriter, v, at) for v in op._operands]  # noqa: SLF001
         e = Emitter(rewriter, at, self.externals)
         results = self.fold(e, op, operands) if type(op) in self.folders and self.fold is not None else None
         if results is None:
