@@ -30,6 +30,7 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     IndexType,
     IntegerAttr,
     MemRefType,
@@ -38,6 +39,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
     i8,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -53,6 +55,7 @@ from graphopt.lowering.compute_rules import preferred_loop_order
 from graphopt.lowering.gemm import GemmPlan, emit_gemm, plan_gemm
 from graphopt.lowering.kernel_cache import KernelCache, source_key
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, ScalarSource, sweep_dead_ops
+from graphopt.lowering.op_builder import build
 from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.memory import usable_plan
 
@@ -61,7 +64,14 @@ GEMM_ANCHORS = (graph.MatmulOp, graph.Conv2dOp, graph.Conv2dGradInputOp, graph.C
 
 
 def memref_of(t: TensorType) -> MemRefType:
-    return MemRefType(t.element_type, t.get_shape())
+    return memref_type(t.element_type, tuple(t.get_shape()))
+
+
+@lru_cache(maxsize=4096)
+def memref_type(element_type: Attribute, shape: tuple[int, ...]) -> MemRefType:
+    """``MemRefType(element_type, shape)``, built once (its constructor
+    checks its shape's type; a model's kernels ask for the same few hundred)."""
+    return MemRefType(element_type, shape)
 
 
 def tensor_bytes(t: TensorType) -> int:
@@ -447,14 +457,22 @@ def _collapsed(emitter: KernelEmitter, buffer: SSAValue, axis: int) -> SSAValue:
         assert isinstance(t, MemRefType)
         shape = t.get_shape()
         groups = ([range(axis)] if axis else []) + [range(axis, len(shape))]
-        op = memref.CollapseShapeOp(
-            operands=[buffer],
-            result_types=[MemRefType(t.element_type, [prod(shape[d] for d in g) for g in groups])],
-            properties={"reassociation": _reassociation(len(shape), axis)},
-        )
+        result_type = memref_type(t.element_type, tuple(prod(shape[d] for d in g) for g in groups))
+        op = build(memref.CollapseShapeOp, (buffer,), (result_type,), {"reassociation": _reassociation(len(shape), axis)})
         return emitter.emit(op).results[0]
 
     return emitter.cached(("collapsed", axis), [buffer], make)
+
+
+@lru_cache(maxsize=4096)
+def _flat_subview(t: MemRefType, offset: int, size: int) -> tuple[MemRefType, dict]:
+    """The result type and properties of the static subview ``[offset, offset
+    + size)`` of a 1-D memref of type ``t``, as ``memref.SubviewOp.get`` builds
+    them (built once: the concats of a model copy into the same few views)."""
+    view_t = memref.SubviewOp.infer_result_type(t, [offset], [size], [1])
+    props = {"static_offsets": DenseArrayBase.from_list(i64, [offset]), "static_sizes": DenseArrayBase.from_list(i64, [size]),
+             "static_strides": DenseArrayBase.from_list(i64, [1]), "operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 0, 0, 0])}  # fmt: skip
+    return view_t, props
 
 
 @lru_cache(maxsize=None)
@@ -472,9 +490,9 @@ def _copy_slice(emitter: KernelEmitter, src: SSAValue, out: SSAValue, axis: int,
         # One contiguous block: a memref.copy (memcpy) into a subview.
         flat_in, flat_out = _collapsed(emitter, src, 0), _collapsed(emitter, out, 0)
         n = flat_in.type.get_shape()[0]  # type: ignore[attr-defined]
-        view_t = memref.SubviewOp.infer_result_type(flat_out.type, [shift], [n], [1])  # type: ignore[arg-type]
-        view = emitter.emit(memref.SubviewOp.get(flat_out, [shift], [n], [1], view_t)).results[0]
-        emitter.emit_here(memref.CopyOp(flat_in, view))
+        view_t, props = _flat_subview(flat_out.type, shift, n)  # type: ignore[arg-type]
+        view = emitter.emit(build(memref.SubviewOp, (flat_out,), (view_t,), props)).results[0]
+        emitter.emit_here(build(memref.CopyOp, (flat_in, view)))
         return
     flat_in, flat_out = _collapsed(emitter, src, axis), _collapsed(emitter, out, axis)
     in_shape = flat_in.type.get_shape()  # type: ignore[attr-defined]

@@ -121,6 +121,9 @@ class _Driver:
     open_loops: int = 0  # loops opened since, still open
 
 
+_MISSING = object()
+
+
 @dataclass(eq=False)
 class Scope:
     """A block ops are emitted into; new ops go before the loop being built."""
@@ -139,8 +142,9 @@ class Scope:
     def lookup(self, key: Hashable) -> SSAValue | None:
         scope: Scope | None = self
         while scope is not None:
-            if key in scope.memo:
-                return scope.memo[key]
+            hit = scope.memo.get(key, _MISSING)  # one hash per scope (a key holds values, hashed in Python)
+            if hit is not _MISSING:
+                return hit
             scope = scope.parent
         return None
 
@@ -289,8 +293,11 @@ class KernelEmitter:
         full_key = (key, tuple(deps))
         if (hit := target.lookup(full_key)) is not None:
             return hit
-        with self.at(target):
+        saved, self.current = self.current, target  # self.at(target), without a generator per call
+        try:
             result = compute()
+        finally:
+            self.current = saved
         target.memo[full_key] = result
         return result
 

@@ -17,7 +17,6 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue, SSA
 from xdsl.irdl import AttrSizedSegments, OptionalDef
 
 _Op = TypeVar("_Op", bound=Operation)
-_PLAIN: set[type[Operation]] = set()
 
 
 def build(
@@ -29,10 +28,7 @@ def build(
     setters cost ten times more, and a model's lowering builds tens of
     thousands of ops.  ``properties`` are the ones the class's own
     constructor sets, segment sizes included; IRDL's defaults are added."""
-    if cls not in _PLAIN:
-        segmented = any(isinstance(o, AttrSizedSegments) for o in cls.get_irdl_definition().options)
-        assert not segmented or "operandSegmentSizes" in (properties or {}), cls.name
-        _PLAIN.add(cls)
+    assert not _plan(cls)[2] or "operandSegmentSizes" in (properties or {}), cls.name
     op = _new(cls)
     operands = SSAValues(operands)
     uses = []
@@ -52,7 +48,7 @@ def build(
         results.append(r)
     op.results = SSAValues(results)
     op.properties = with_defaults(cls, properties)
-    op.attributes = dict(defaults(cls)[1])
+    op.attributes = default_attributes(cls)
     op.location = UNKNOWN_LOC
     op.parent = op._next_op = op._prev_op = None  # noqa: SLF001
     op.regions = ()
@@ -62,6 +58,20 @@ def build(
     for region in regions:
         op.add_region(region)
     return op
+
+
+#: Per op class: its default properties (as items) and attributes, and
+#: whether it has operand segments (its builder must be given their sizes).
+_PLANS: dict[type[Operation], tuple[tuple, dict, bool]] = {}
+
+
+def _plan(cls: type[Operation]) -> tuple[tuple, dict, bool]:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        props, attrs = defaults(cls)
+        segmented = any(isinstance(o, AttrSizedSegments) for o in cls.get_irdl_definition().options)
+        plan = _PLANS[cls] = (tuple(props.items()), attrs, segmented)
+    return plan
 
 
 _new = object.__new__
@@ -96,9 +106,39 @@ def attach(block: Block, op: Operation, before: Operation | None = None) -> None
         before._prev_op = op  # noqa: SLF001
 
 
+def walk_ops(root: Operation) -> list[Operation]:
+    """``list(root.walk())`` (pre-order: each op before the ops of its
+    regions), following the block and op links directly: xDSL's walk nests
+    three generators per level, several times the cost on a model's tens
+    of thousands of ops."""
+    ops = [root]
+
+    def collect(op: Operation) -> None:
+        for region in op.regions:
+            block = region._first_block  # noqa: SLF001
+            while block is not None:
+                inner = block._first_op  # noqa: SLF001
+                while inner is not None:
+                    ops.append(inner)
+                    if inner.regions:
+                        collect(inner)
+                    inner = inner._next_op  # noqa: SLF001
+                block = block._next_block  # noqa: SLF001
+
+    collect(root)
+    return ops
+
+
 def with_defaults(cls: type[Operation], properties: dict | None) -> dict:
     """``properties`` and then IRDL's defaults for the others, in IRDL's order."""
     props = dict(properties) if properties else {}
-    for name, value in defaults(cls)[0].items():
-        props.setdefault(name, value)
+    for name, value in _plan(cls)[0]:
+        if name not in props:
+            props[name] = value
     return props
+
+
+def default_attributes(cls: type[Operation]) -> dict:
+    """A new dict of the default attributes IRDL gives a new ``cls`` op."""
+    attrs = _plan(cls)[1]
+    return dict(attrs) if attrs else {}

@@ -21,10 +21,10 @@ from xdsl.dialects import arith, cf, llvm, scf
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, VectorType
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.rewriter import InsertPoint
 from xdsl.transforms import convert_scf_to_cf
 
-from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, morph, retype_block_arguments, segments
+from graphopt.lowering.op_builder import walk_ops
+from graphopt.lowering.to_llvm.common import ConversionPass, as_llvm, before, morph, retype_block_arguments, segments
 
 _HINTS = "llvm.loop_hints"
 
@@ -61,24 +61,49 @@ def wants_llvm_unrolling(iv: SSAValue) -> None:
         set_loop_hints(op, (*loop_hints(op), "llvm-unroll"))
 
 
-def has_scalar_maxnum(loop: scf.ForOp) -> bool:
-    """A scalar ``maxnumf``/``minnumf`` anywhere in the loop: a reduction
-    through it, kept in a register or in memory (LICM promotes that), is
-    what trips LoopVectorize's assertion."""
-    return any(
-        isinstance(o, arith.MaxnumfOp | arith.MinnumfOp) and not isinstance(o.result.type, VectorType)
-        for o in loop.body.walk()
-    )
+def _is_scalar_maxnum(op: Operation) -> bool:
+    """A scalar ``maxnumf``/``minnumf``: a loop reduction through it, kept in
+    a register or in memory (LICM promotes that), is what trips
+    LoopVectorize's assertion."""
+    return type(op) in _MAXNUM and not isinstance(op.results[0].type, VectorType)
+
+
+_MAXNUM = (arith.MaxnumfOp, arith.MinnumfOp)
 
 
 class ForLowering(convert_scf_to_cf.ForLowering):
-    """xDSL's ``scf.for`` lowering, the loop's hints moved to its latch branch."""
+    """xDSL's ``scf.for`` lowering, the loop's hints moved to its latch branch.
+
+    Which loops hold a scalar ``maxnumf`` is found in one walk of each
+    function (walking every loop's body would walk a nest once per level):
+    loops are lowered outermost first, which leaves the bodies of the loops
+    not lowered yet as they were."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._scanned: set[Operation] = set()  # the functions walked
+        self._with_maxnum: set[Operation] = set()  # their loops holding a scalar maxnumf
+
+    def _has_scalar_maxnum(self, loop: scf.ForOp) -> bool:
+        top: Operation = loop
+        while (parent := top.parent_op()) is not None and parent.parent is not None:
+            top = parent
+        if top not in self._scanned:
+            self._scanned.add(top)
+            for op in walk_ops(top):
+                if _is_scalar_maxnum(op):
+                    outer = op.parent_op()
+                    while outer is not None and outer is not top and outer not in self._with_maxnum:
+                        if type(outer) is scf.ForOp:
+                            self._with_maxnum.add(outer)
+                        outer = outer.parent_op()
+        return loop in self._with_maxnum
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, scf.ForOp):
             return
         hints = loop_hints(op)
-        if "vectorize.disable" not in hints and has_scalar_maxnum(op):
+        if "vectorize.disable" not in hints and self._has_scalar_maxnum(op):
             hints += ("vectorize.disable",)
         header, init = op.body.first_block, op.parent_block()
         super().match_and_rewrite(op, rewriter)
@@ -89,17 +114,19 @@ class ForLowering(convert_scf_to_cf.ForLowering):
 
 class BranchPattern(RewritePattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, cf.BranchOp | cf.ConditionalBranchOp):
+        if type(op) is not cf.BranchOp and type(op) is not cf.ConditionalBranchOp:
             return
-        at = InsertPoint.before(op)
-        for block in op.successors:
+        at = before(op)
+        for block in op._successors:  # noqa: SLF001
             retype_block_arguments(rewriter, block)
         # In place (common.morph): same successors, the operands in llvm types.
-        if isinstance(op, cf.BranchOp):
+        if type(op) is cf.BranchOp:
             hints = loop_hints(op)  # morph resets the attributes
-            morph(rewriter, op, llvm.BrOp, [as_llvm(rewriter, a, at) for a in op.operands])
+            morph(rewriter, op, llvm.BrOp, [as_llvm(rewriter, a, at) for a in op._operands])  # noqa: SLF001
             if hints:
                 set_loop_hints(op, hints)
+        elif len(op._operands) == 1:  # noqa: SLF001  (no block arguments: scf-to-cf's loop headers)
+            morph(rewriter, op, llvm.CondBrOp, op._operands, {"operandSegmentSizes": segments(1, 0, 0)})  # noqa: SLF001
         else:
             then = [as_llvm(rewriter, a, at) for a in op.then_arguments]
             other = [as_llvm(rewriter, a, at) for a in op.else_arguments]

@@ -48,6 +48,8 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     NoneAttr,
+    StringAttr,
+    SymbolRefAttr,
     UnitAttr,
     UnrealizedConversionCastOp,
     VectorType,
@@ -55,7 +57,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -64,7 +66,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.errors import LoweringError
-from graphopt.lowering.op_builder import build, defaults, with_defaults
+from graphopt.lowering.op_builder import attach, build, default_attributes, walk_ops, with_defaults
 from graphopt.transforms.levels import require_lowered
 
 PTR = llvm.LLVMPointerType()
@@ -75,6 +77,7 @@ class LoopToLLVMError(LoweringError):
 
 
 _BY_CLASS: dict[type, Attribute | None] = {MemRefType: PTR, IndexType: i64}
+_UNKNOWN = object()
 
 
 def llvm_type(t: Attribute) -> Attribute:
@@ -82,11 +85,11 @@ def llvm_type(t: Attribute) -> Attribute:
     ``index`` is ``i64``, other scalars and vectors are themselves (decided
     by the type's class, cached: ``isinstance`` on xDSL's abstract type
     classes and hashing a type are slow, and a module has few classes)."""
-    if type(t) not in _BY_CLASS:
+    how = _BY_CLASS.get(type(t), _UNKNOWN)
+    if how is _UNKNOWN:
         if not isinstance(t, IntegerType | AnyFloat | llvm.LLVMPointerType | VectorType):
             raise LoopToLLVMError(f"type {t} is not supported by lower-loop-to-llvm")
-        _BY_CLASS[type(t)] = None
-    how = _BY_CLASS[type(t)]
+        how = _BY_CLASS[type(t)] = None
     return t if how is None else how
 
 
@@ -98,11 +101,27 @@ def storage_type(t: Attribute) -> Attribute:
 
 
 def static_memref(t: Attribute, what: str) -> MemRefType:
+    if type(t) is MemRefType and by_identity(_STATIC, t, lambda: _is_static(t)):  # checked once per type object
+        return t
     if not isinstance(t, MemRefType):
         raise LoopToLLVMError(f"{what}: expected a memref, got {t}")
-    if any(d < 0 for d in t.get_shape()) or not isinstance(t.layout, NoneAttr):
+    if not _is_static(t):
         raise LoopToLLVMError(f"{what}: only static identity-layout memrefs are supported, got {t}")
     return t
+
+
+def _is_static(t: MemRefType) -> bool:
+    return not any(d < 0 for d in t.get_shape()) and isinstance(t.layout, NoneAttr)
+
+
+_STATIC: dict = {}
+_SHAPES: dict = {}
+
+
+def memref_shape(t: MemRefType) -> tuple[int, ...]:
+    """``t.get_shape()``, built once per type object (it unpacks the shape's
+    attributes; the accesses of a kernel ask for the same few types)."""
+    return by_identity(_SHAPES, t, t.get_shape)
 
 
 def num_elements(t: MemRefType) -> int:
@@ -161,8 +180,22 @@ def memref_type(value: SSAValue) -> Attribute:
     return value.type
 
 
+def before(op: Operation) -> InsertPoint:
+    """``InsertPoint.before(op)`` for an op in a block, without the dataclass
+    constructor's check (the conversions ask for one per op converted)."""
+    block = op.parent
+    if block is None:
+        raise ValueError("Operation insertion point must have a parent block")
+    at = _new(InsertPoint)
+    at.__dict__.update(block=block, insert_before=op)
+    return at
+
+
+_new = object.__new__
+
+
 def _cast(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: InsertPoint) -> SSAValue:
-    cast = UnrealizedConversionCastOp.get([value], [to])
+    cast = build(UnrealizedConversionCastOp, (value,), (to,))
     rewriter.insert(cast, at)
     if (state := _IN_PLACE.get()) is not None:
         state.casts.append(cast)
@@ -171,8 +204,9 @@ def _cast(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: InsertP
 
 def as_llvm(rewriter: PatternRewriter, value: SSAValue, at: InsertPoint) -> SSAValue:
     """``value`` with its llvm type: itself, the source of a cast, or a new cast."""
-    target = llvm_type(value.type)
-    if target == value.type:
+    t = value._type  # noqa: SLF001
+    target = llvm_type(t)
+    if target is t:  # (llvm_type gives a memref or index another type)
         return value
     owner = value.owner
     if isinstance(owner, UnrealizedConversionCastOp) and owner.inputs[0].type == target:
@@ -199,8 +233,8 @@ def cast_back(rewriter: PatternRewriter, value: SSAValue, to: Attribute, at: Ins
 def replace_with_llvm(rewriter: PatternRewriter, op: Operation, new_ops: Sequence[Operation], results: Sequence[SSAValue]) -> None:
     """Replace ``op`` by ``new_ops`` whose llvm-typed ``results`` stand for
     ``op``'s results, casting back where the types differ."""
-    rewriter.insert(list(new_ops), InsertPoint.before(op))
-    after = InsertPoint.before(op)
+    rewriter.insert(list(new_ops), before(op))
+    after = before(op)
     rewriter.replace(
         op, [], [cast_back(rewriter, r, old.type, after) for r, old in zip(results, op.results, strict=True)]
     )
@@ -214,15 +248,17 @@ def morph(rewriter: PatternRewriter, op: Operation, cls: type[Operation], operan
     on its own, a step casts a retyped result back for its users, as
     :func:`replace_with_llvm` does (in place, a memref result that became a
     pointer records its memref type).  Returns the op's results."""
-    if len(operands) != len(op.operands) or any(a is not b for a, b in zip(operands, op.operands)):
+    own = op._operands  # noqa: SLF001
+    if len(operands) != len(own) or any(a is not b for a, b in zip(operands, own)):
         op.operands = operands
     op.__class__ = cls
     op.properties = with_defaults(cls, properties)
-    op.attributes = dict(defaults(cls)[1])
+    op.attributes = default_attributes(cls)
     rewriter.has_done_action = True
     state = _IN_PLACE.get()
     for r in op.results:
-        if (target := llvm_type(r.type)) != (old := r.type):
+        old = r._type  # noqa: SLF001
+        if (target := llvm_type(old)) is not old:  # a memref or index: another type
             uses = () if state is not None else list(r.uses)
             r._type = target  # noqa: SLF001  (the value keeps its uses)
             if state is not None and isinstance(old, MemRefType):
@@ -240,10 +276,10 @@ def retype_block_arguments(rewriter: PatternRewriter, block: Block) -> None:
     converting in place, the retyped argument)."""
     state = _IN_PLACE.get()
     for arg in list(block.args):
-        target = llvm_type(arg.type)
-        if target == arg.type:
+        old_type = arg._type  # noqa: SLF001
+        target = llvm_type(old_type)
+        if target is old_type:  # (llvm_type gives a memref or index another type)
             continue
-        old_type = arg.type
         if state is not None:  # retyped in place, as morph does
             arg._type = target  # noqa: SLF001
             if isinstance(old_type, MemRefType):
@@ -282,12 +318,20 @@ def by_identity(table: dict[int, tuple[object, _T]], key: object, make: Callable
     return hit[1]
 
 
-@functools.lru_cache(maxsize=4096)
 def int_attr(value: int, t: IntegerType) -> IntegerAttr:
-    """An ``IntegerAttr``, built once per value and type (building one checks
-    its range, and the conversions ask for the same few indices again and
-    again)."""
-    return IntegerAttr(value, t)
+    """An ``IntegerAttr``, built once per value and type object (building one
+    checks its range, and the conversions ask for the same few indices again
+    and again; hashing the type is several Python calls)."""
+    by_value = by_identity(_INT_ATTRS, t, dict)
+    attr = by_value.get(value)
+    if attr is None:
+        if len(by_value) > 4096:
+            by_value.clear()
+        attr = by_value[value] = IntegerAttr(value, t)
+    return attr
+
+
+_INT_ATTRS: dict = {}
 
 
 @functools.lru_cache(maxsize=256)
@@ -330,12 +374,47 @@ def gep(ptr: SSAValue, index: int | SSAValue, t: Attribute, inbounds: bool = Tru
     return build(llvm.GEPOp, (ptr, index), (PTR,), _gep_props((llvm.GEP_USE_SSA_VAL,), t, inbounds))
 
 
+_NO_FASTMATH = llvm.FastMathAttr(None)
+_CCC = llvm.CallingConventionAttr("ccc")
+_NO_BUNDLES = DenseArrayBase.from_list(i32, ())
+
+
+@functools.lru_cache(maxsize=256)
+def _symbol(name: str) -> SymbolRefAttr:
+    return SymbolRefAttr(name)
+
+
+@functools.lru_cache(maxsize=256)
+def _string(name: str) -> StringAttr:
+    return StringAttr(name)
+
+
+def call(callee: str, args: Sequence[SSAValue], ret: Attribute | None) -> llvm.CallOp:
+    """``llvm.call @callee(args)`` returning ``ret`` (None: void), as
+    ``llvm.CallOp(callee, *args, return_type=ret)`` builds it."""
+    props = {"callee": _symbol(callee), "fastmathFlags": _NO_FASTMATH, "CConv": _CCC,
+             "op_bundle_sizes": _NO_BUNDLES, "operandSegmentSizes": segments(len(args), 0)}  # fmt: skip
+    return build(llvm.CallOp, args, () if ret is None else (ret,), props)
+
+
+def call_intrinsic(name: str, args: Sequence[SSAValue], result_types: Sequence[Attribute]) -> llvm.CallIntrinsicOp:
+    """``llvm.call_intrinsic``, as ``llvm.CallIntrinsicOp(name, args, result_types)`` builds it."""
+    props = {"intrin": _string(name), "op_bundle_sizes": _NO_BUNDLES, "operandSegmentSizes": segments(len(args), 0)}
+    return build(llvm.CallIntrinsicOp, args, result_types, props)
+
+
 def access_props(alignment: int | None = None) -> dict:
-    """The properties of an ``llvm.load`` or ``llvm.store``."""
-    props = {"ordering": _ORDERING}
-    if alignment is not None:
-        props["alignment"] = int_attr(alignment, i64)
+    """The properties of an ``llvm.load`` or ``llvm.store`` (one dict per
+    alignment, shared: the builders copy it)."""
+    props = _ACCESS_PROPS.get(alignment)
+    if props is None:
+        props = _ACCESS_PROPS[alignment] = {"ordering": _ORDERING}
+        if alignment is not None:
+            props["alignment"] = int_attr(alignment, i64)
     return props
+
+
+_ACCESS_PROPS: dict[int | None, dict] = {}
 
 
 #: Per conversion walk: values ops share (constants, addresses).
@@ -383,7 +462,11 @@ def const(rewriter: PatternRewriter, at: InsertPoint, value: int | float, t: Att
         v = float(value)
         key = (v.hex(), t)
     table = _SHARED.get()
-    entry = _entry_block(at) if table is not None else None
+    entry = None
+    if table is not None:  # the entry of the block's function, once per block
+        entry = table.get(("entry", at.block), _UNKNOWN)
+        if entry is _UNKNOWN:
+            entry = table[("entry", at.block)] = _entry_block(at)
     if entry is not None and (hit := table.get((entry, *key))) is not None:  # type: ignore[union-attr]
         return hit
     attr: Attribute = int_attr(v, t) if isinstance(t, IntegerType) else FloatAttr(v, t)  # type: ignore[arg-type]
@@ -433,20 +516,76 @@ class ConversionPass(ModulePass):
         op."""
         token = _SHARED.set({})
         try:
-            rewriter = PatternRewriter(InsertPoint.at_end(module.body.block))
-            for op in list(module.walk()):
+            rewriter = ConversionRewriter(InsertPoint.at_end(module.body.block))
+            for op in walk_ops(module):
                 pattern = patterns.get(type(op))
                 if pattern is None or not _attached(op, module):
                     continue
                 rewriter.has_done_action = False
                 rewriter.current_operation = op
-                rewriter.insertion_point = InsertPoint.before(op)
+                rewriter.insertion_point = before(op)
                 try:
                     pattern.match_and_rewrite(op, rewriter)
                 except Exception as err:  # located as PatternRewriteWalker does
                     op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
         finally:
             _SHARED.reset(token)
+
+
+class ConversionRewriter(PatternRewriter):
+    """The rewriter of :meth:`ConversionPass.run`: inserting links the ops in
+    directly (:func:`graphopt.lowering.op_builder.attach`, without the check
+    that each new op does not hold the block, a walk up to the module), and
+    erasing gives no erased placeholder to results without uses.  Listeners
+    are still told (a walk of :meth:`ConversionPass.run` registers none)."""
+
+    def insert(self, op, insertion_point: InsertPoint | None = None):  # type: ignore[override]
+        self.has_done_action = True
+        ops = (op,) if isinstance(op, Operation) else op
+        at = self.insertion_point if insertion_point is None else insertion_point
+        block, before = at.block, at.insert_before
+        for new in ops:
+            if new.parent is not None:
+                raise ValueError("Can't insert an operation that already has a parent")
+            attach(block, new, before)
+        for new in ops:
+            self.handle_operation_insertion(new)
+        return op
+
+    def replace(self, op: Operation, new_ops, new_results=None, safe_erase: bool = True) -> None:  # type: ignore[override]
+        """``PatternRewriter.replace`` (name hints carried over as it does),
+        the uses moved directly."""
+        self.has_done_action = True
+        if isinstance(new_ops, Operation):
+            new_ops = (new_ops,)
+        if new_ops:
+            self.insert(new_ops, before(op))
+        if new_results is None:
+            new_results = new_ops[-1].results if new_ops else []
+        if len(op.results) != len(new_results):
+            raise ValueError(f"Expected {len(op.results)} new results, but got {len(new_results)}")
+        self.handle_operation_replacement(op, new_results)
+        for old, new in zip(op.results, new_results):
+            if new is None or old.first_use is not None:
+                self.replace_all_uses_with(old, new, safe_erase=safe_erase)
+            if new is not None and not new.name_hint and old.name_hint is not None:
+                new.name_hint = old.name_hint
+        if len(new_results) == 1 and (only := new_results[0]) is not None and (hint := only.name_hint) is not None:
+            for new_op in new_ops:
+                for res in new_op.results:
+                    if not res.name_hint:
+                        res.name_hint = hint
+        self.erase(op, safe_erase=safe_erase)
+
+    def erase(self, op: Operation, safe_erase: bool = True) -> None:
+        self.has_done_action = True
+        self.handle_operation_removal(op)
+        if op.parent is not None:
+            op.detach()
+        if any(r.first_use is not None for r in op.results):
+            op.erase(safe_erase=safe_erase)  # raises, or leaves erased placeholders
+        else:
+            op.drop_all_references()
 
 
 def _attached(op: Operation, module: ModuleOp) -> bool:
@@ -493,10 +632,15 @@ def dense_to_numpy(value: DenseIntOrFPElementsAttr, shape: Sequence[int] | None 
 def constant_int(value: SSAValue) -> int | None:
     """The value of an integer constant (arith or llvm, through casts); by
     exact class, as the conversions ask it for every index they meet."""
-    op = value.owner
+    if type(value) is not OpResult:
+        return None
+    op = value.op
     if type(op) is UnrealizedConversionCastOp:
-        op = op._operands[0].owner  # noqa: SLF001
+        source = op._operands[0]  # noqa: SLF001
+        if type(source) is not OpResult:
+            return None
+        op = source.op
     if type(op) is not arith.ConstantOp and type(op) is not llvm.ConstantOp:
         return None
-    attr = op.properties.get("value")  # type: ignore[union-attr]
+    attr = op.properties.get("value")
     return attr.value.data if type(attr) is IntegerAttr else None

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from xdsl.dialects import func, llvm
 from xdsl.ir import Region
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-from xdsl.rewriter import InsertPoint
 
 from graphopt.lowering.to_llvm.common import (
     ConversionPass,
     LoopToLLVMError,
     as_llvm,
+    before,
+    call,
     llvm_type,
     replace_with_llvm,
     retype_block_arguments,
@@ -61,13 +62,13 @@ class CallPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.CallOp, rewriter: PatternRewriter, /) -> None:
         ret = _single_result(op.result_types, f"call of @{op.callee.string_value()}")
-        at = InsertPoint.before(op)
-        call = llvm.CallOp(
+        at = before(op)
+        new = call(
             op.callee.string_value(),
-            *(as_llvm(rewriter, a, at) for a in op.arguments),
-            return_type=None if isinstance(ret, llvm.LLVMVoidType) else ret,
+            [as_llvm(rewriter, a, at) for a in op.arguments],
+            None if isinstance(ret, llvm.LLVMVoidType) else ret,
         )
-        replace_with_llvm(rewriter, op, [call], call.results)
+        replace_with_llvm(rewriter, op, [new], new.results)
 
 
 class ReturnPattern(RewritePattern):
@@ -75,7 +76,7 @@ class ReturnPattern(RewritePattern):
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter, /) -> None:
         if len(op.arguments) > 1:
             raise LoopToLLVMError("functions with several results are not supported")
-        at = InsertPoint.before(op)
+        at = before(op)
         value = as_llvm(rewriter, op.arguments[0], at) if op.arguments else None
         rewriter.replace(op, [llvm.ReturnOp(value)], [])
 

@@ -143,7 +143,7 @@ def _call(f: _Function, op: llvm.CallOp) -> str:
 
 
 def _intrinsic(f: _Function, op: Operation, name: str, ret: Attribute | None) -> str:
-    args = op.operands
+    args = op._operands  # noqa: SLF001
     f.declare(name, ret, [a.type for a in args])
     return f"call {ty(ret) if ret is not None else 'void'} @\"{name}\"({', '.join(f.tv(a) for a in args)})"
 
@@ -162,6 +162,13 @@ def _shuffle(f: _Function, op: llvm.ShuffleVectorOp) -> str:
     m = "zeroinitializer" if not any(mask) else "<" + ", ".join(f"i32 {i}" for i in mask) + ">"
     v1, v2 = op._operands  # noqa: SLF001
     return f"shufflevector {f.tv(v1)}, {f.tv(v2)}, <{len(mask)} x i32> {m}"
+
+
+_FMA_NAMES: dict = {}
+
+
+def _fma_name(t: Attribute) -> str:
+    return by_identity(_FMA_NAMES, t, lambda: f"llvm.fma.{_tsuffix(t)}")
 
 
 _ICMP = {p.to_int(): p.value for p in llvm.ICmpPredicateFlag}
@@ -192,7 +199,7 @@ _PRINTERS = {
     llvm.AllocaOp: lambda f, op: f"alloca {ty(op.elem_type)}, {f.tv(op.size)}{_align(op)}",
     llvm.CallOp: _call,
     llvm.CallIntrinsicOp: lambda f, op: _intrinsic(f, op, op.intrin.data, op.ress.type if op.ress else None),
-    llvm.FMAOp: lambda f, op: _intrinsic(f, op, f"llvm.fma.{_tsuffix(op.res.type)}", op.res.type),
+    llvm.FMAOp: lambda f, op: _intrinsic(f, op, _fma_name(op.results[0].type), op.results[0].type),
     llvm.InsertElementOp: lambda f, op: f"insertelement {f.tv(op.vector)}, {f.tv(op.value)}, {f.tv(op.index)}",
     llvm.ShuffleVectorOp: _shuffle,
     llvm.BrOp: _branch,
@@ -235,7 +242,7 @@ class _Function:
         return name
 
     def tv(self, value: SSAValue) -> str:
-        return f"{ty(value.type)} {self.v(value)}"
+        return f"{ty(value._type)} {self.v(value)}"  # noqa: SLF001  (``type`` is a Python property)
 
 
 def _function(fn: llvm.FuncOp, out: list[str], declare, metadata: list[str]) -> None:

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
 from xdsl.passes import ModulePass
 
 from graphopt.dialects import loop
+from graphopt.lowering.op_builder import walk_ops
 from graphopt.lowering.to_llvm.common import LoopToLLVMError, static_memref
 from graphopt.transforms.levels import require_lowered
 
@@ -77,8 +78,8 @@ class ConvertLoopToLLVMPass(ModulePass):
         users: dict[str, set[str]] = {g: set() for g in globals_}
         reads: dict[str, list[memref.GetGlobalOp]] = {d: [] for d in drivers}
         for f in funcs:
-            for inner in f.walk():
-                if isinstance(inner, memref.GetGlobalOp):
+            for inner in walk_ops(f):
+                if type(inner) is memref.GetGlobalOp:
                     g = inner.name_.string_value()
                     if g not in globals_:
                         raise LoopToLLVMError(f"memref.get_global of unknown symbol @{g}")

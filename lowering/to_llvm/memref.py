@@ -6,8 +6,10 @@
   within a block (:func:`element_ptr`); ``i1`` elements are
   bytes (loads ``trunc``, stores ``zext``).  With ``bounds-check=true``, an
   access whose indices are not all constants (constants are checked by the
-  verifier) is guarded: an index outside its dimension turns the access into
-  one of element 0 and sets the byte ``@graphopt_bounds_error``, which the
+  verifier) is guarded: an index outside its dimension turns a load into
+  one of element 0 and a store into one to a scratch global
+  (``@graphopt_bounds_sink<bytes>``, so no element of the memref is
+  overwritten), and sets the byte ``@graphopt_bounds_error``, which the
   runtime turns into an error after the call.  A ``vector.load``/``store``
   must also end inside the memref: its ``lanes`` elements are contiguous from
   the indexed one and may run on into the next row (the pointwise GEMM's
@@ -50,19 +52,25 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from graphopt.dialects.loop import memref_num_bytes
+from graphopt.lowering.op_builder import walk_ops
 from graphopt.lowering.to_llvm.common import (
     PTR,
     ConversionPass,
     LoopToLLVMError,
     access_props,
     as_llvm,
+    before,
     binop,
     build,
+    by_identity,
+    call_intrinsic,
     const,
     constant_int,
     dense_to_numpy,
     gep,
+    int_attr,
     llvm_type,
+    memref_shape,
     memref_type,
     morph,
     num_elements,
@@ -73,20 +81,25 @@ from graphopt.lowering.to_llvm.common import (
 )
 
 BOUNDS_FLAG = "graphopt_bounds_error"
+BOUNDS_SINK = "graphopt_bounds_sink"
+"""Prefix of the scratch globals a checked out-of-bounds store writes to
+(the suffix is the store's size in bytes)."""
 
 
 def element_ptr(
-    rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_values, bounds_check: bool = False, lanes: int = 1
+    rewriter: PatternRewriter, op: Operation, ref: SSAValue, index_values, bounds_check: bool = False, lanes: int = 1,
+    store: bool = False,
 ) -> SSAValue:
-    """The address of ``ref[indices]`` (row-major) for ``op``, a load or store.
+    """The address of ``ref[indices]`` (row-major) for ``op``, a load or a
+    ``store`` (``lanes`` elements from there: a vector access).
 
     Constant indices fold into one constant offset.  Within a block, the
     accesses share the products ``index * stride``, the offset of the same
     dynamic indices, the address of that part in ``ref`` and whole addresses:
     an access is at most one constant-offset ``getelementptr`` more."""
     t = static_memref(memref_type(ref), op.name)
-    at = InsertPoint.before(op)
-    shape = t.get_shape()
+    at = before(op)
+    shape = memref_shape(t)
     if not shape:
         return as_llvm(rewriter, ref, at)
     st = storage_type(t.element_type)
@@ -98,13 +111,9 @@ def element_ptr(
     index_values = list(index_values)
     if bounds_check and any(constant_int(i) is None for i in index_values):
         indices = [as_llvm(rewriter, i, at) for i in index_values]
-        return _checked_ptr(rewriter, at, as_llvm(rewriter, ref, at), shape, st, indices, emit, lanes)
-    stride, strides = 1, []
-    for dim in reversed(shape):
-        strides.append(stride)
-        stride *= dim
+        return _checked_ptr(rewriter, at, as_llvm(rewriter, ref, at), shape, st, indices, emit, lanes, store)
     offset, dynamic = 0, []
-    for value, stride in zip(index_values, reversed(strides)):
+    for value, stride in zip(index_values, by_identity(_STRIDES, t, lambda: _row_major_strides(shape))):
         k = constant_int(value)
         if k is None:
             dynamic.append((value, stride))
@@ -113,7 +122,7 @@ def element_ptr(
     # Keyed by the op's own operands (the same values however far the other
     # dialects are converted) and its dialect: one walk and each step on its
     # own give the same IR.
-    where = (op.dialect_name(), at.block)
+    where = (_dialect_of(op), at.block)
 
     def product(value: SSAValue, stride: int) -> SSAValue:
         term = as_llvm(rewriter, value, at)
@@ -139,10 +148,33 @@ def element_ptr(
     return reuse(("element", *where, ref, tuple(dynamic), offset), element)
 
 
-def _checked_ptr(rewriter, at, base, shape, st, indices, emit, lanes: int = 1) -> SSAValue:
+_STRIDES: dict = {}
+
+
+def _row_major_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    stride, strides = 1, []
+    for dim in reversed(shape):
+        strides.append(stride)
+        stride *= dim
+    return tuple(reversed(strides))
+
+
+_DIALECTS: dict[type[Operation], str] = {}
+
+
+def _dialect_of(op: Operation) -> str:
+    """``op.dialect_name()``, once per class (it splits the op's name)."""
+    name = _DIALECTS.get(type(op))
+    if name is None:
+        name = _DIALECTS[type(op)] = op.dialect_name()
+    return name
+
+
+def _checked_ptr(rewriter, at, base, shape, st, indices, emit, lanes: int = 1, store: bool = False) -> SSAValue:
     """``bounds-check=true``: an index outside its dimension, or a vector of
-    ``lanes`` elements ending past the memref, makes the access one of
-    element 0 and sets ``@graphopt_bounds_error``."""
+    ``lanes`` elements ending past the memref, makes a load one of element 0
+    and a store one to the scratch global of its size, and sets
+    ``@graphopt_bounds_error``."""
     off = indices[0]
     for dim, idx in zip(shape[1:], indices[1:]):
         off = emit(binop(llvm.AddOp, emit(binop(llvm.MulOp, off, const(rewriter, at, dim, i64), nsw=True)), idx, nsw=True))
@@ -160,7 +192,15 @@ def _checked_ptr(rewriter, at, base, shape, st, indices, emit, lanes: int = 1) -
     bad = emit(llvm.ZExtOp(emit(llvm.XOrOp(ok, const(rewriter, at, 1, i1))), i8))
     old = emit(llvm.LoadOp(flag, i8))
     rewriter.insert(llvm.StoreOp(emit(llvm.OrOp(old, bad)), flag), at)
-    return emit(gep(base, off, st))
+    ptr = emit(gep(base, off, st))
+    if not store:
+        return ptr
+    sink = emit(llvm.AddressOfOp(f"{BOUNDS_SINK}{lanes * _byte_size(st)}", PTR))
+    return emit(llvm.SelectOp(ok, ptr, sink))
+
+
+def _byte_size(t) -> int:
+    return max(1, t.bitwidth // 8) if hasattr(t, "bitwidth") else 8  # a pointer
 
 
 @dataclass
@@ -180,8 +220,8 @@ class AccessPattern(RewritePattern):
             replace_with_llvm(rewriter, op, [wide, trunc := llvm.TruncOp(wide.results[0], op.res.type)], trunc.results)
         elif isinstance(op, memref.StoreOp):  # (value, memref, *indices)
             stored, ref, *indices = op._operands  # noqa: SLF001
-            ptr = element_ptr(rewriter, op, ref, indices, self.bounds_check)
-            value = as_llvm(rewriter, stored, InsertPoint.before(op))
+            ptr = element_ptr(rewriter, op, ref, indices, self.bounds_check, store=True)
+            value = as_llvm(rewriter, stored, before(op))
             st = storage_type(stored.type)
             if st == value.type:
                 morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props())
@@ -194,17 +234,16 @@ class ViewPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.ViewOp, rewriter: PatternRewriter, /) -> None:
         static_memref(op.result.type, "memref.view")
-        at = InsertPoint.before(op)
+        at = before(op)
         src = as_llvm(rewriter, op.source, at)
         shift = constant_int(op.byte_shift)
         if shift == 0:
             replace_with_llvm(rewriter, op, [], [src])
         elif shift is not None:
-            replace_with_llvm(rewriter, op, [gep := llvm.GEPOp(src, [shift], i8, inbounds=True)], gep.results)
+            replace_with_llvm(rewriter, op, [ptr := gep(src, shift, i8)], ptr.results)
         else:
-            dyn = as_llvm(rewriter, op.byte_shift, at)
-            gep = llvm.GEPOp(src, [llvm.GEP_USE_SSA_VAL], i8, [dyn], inbounds=True)
-            replace_with_llvm(rewriter, op, [gep], gep.results)
+            ptr = gep(src, as_llvm(rewriter, op.byte_shift, at), i8)
+            replace_with_llvm(rewriter, op, [ptr], ptr.results)
 
 
 class CollapseShapePattern(RewritePattern):
@@ -212,7 +251,7 @@ class CollapseShapePattern(RewritePattern):
     def match_and_rewrite(self, op: memref.CollapseShapeOp, rewriter: PatternRewriter, /) -> None:
         static_memref(memref_type(op.src), "memref.collapse_shape")
         static_memref(op.result.type, "memref.collapse_shape")
-        replace_with_llvm(rewriter, op, [], [as_llvm(rewriter, op.src, InsertPoint.before(op))])
+        replace_with_llvm(rewriter, op, [], [as_llvm(rewriter, op.src, before(op))])
 
 
 class SubviewPattern(RewritePattern):
@@ -225,17 +264,16 @@ class SubviewPattern(RewritePattern):
         linear = 0
         for off, dim in zip(offsets, src_t.get_shape(), strict=True):
             linear = linear * dim + off
-        src = as_llvm(rewriter, op.source, InsertPoint.before(op))
+        src = as_llvm(rewriter, op.source, before(op))
         if linear == 0:
             replace_with_llvm(rewriter, op, [], [src])
             return
         st = storage_type(src_t.element_type)
         if linear < 2**31:  # a constant GEP index is an i32
-            gep = llvm.GEPOp(src, [linear], st, inbounds=True)
+            ptr = gep(src, linear, st)
         else:
-            index = const(rewriter, InsertPoint.before(op), linear, i64)
-            gep = llvm.GEPOp(src, [llvm.GEP_USE_SSA_VAL], st, [index], inbounds=True)
-        replace_with_llvm(rewriter, op, [gep], gep.results)
+            ptr = gep(src, const(rewriter, before(op), linear, i64), st)
+        replace_with_llvm(rewriter, op, [ptr], ptr.results)
 
 
 class AllocaPattern(RewritePattern):
@@ -249,7 +287,7 @@ class AllocaPattern(RewritePattern):
             fn = fn.parent_op()
         if fn is None or fn.regions[0].first_block is None:
             raise LoopToLLVMError("memref.alloca outside a function")
-        size = llvm.ConstantOp(IntegerAttr(max(1, num_elements(t)), i64), i64)
+        size = build(llvm.ConstantOp, (), (i64,), {"value": int_attr(max(1, num_elements(t)), i64)})
         op.detach()  # first, so that the entry's start is not before the op itself
         rewriter.insert([size, op], InsertPoint.at_start(fn.regions[0].first_block))
         morph(rewriter, op, llvm.AllocaOp, size.results, {"alignment": _ALIGN_64, "elem_type": storage_type(t.element_type)})
@@ -296,7 +334,7 @@ class GlobalPattern(RewritePattern):
 class CopyPattern(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: memref.CopyOp, rewriter: PatternRewriter, /) -> None:
-        at = InsertPoint.before(op)
+        at = before(op)
         nbytes = memref_num_bytes(static_memref(memref_type(op.source), "memref.copy"))
         args = [
             as_llvm(rewriter, op.destination, at),
@@ -304,7 +342,7 @@ class CopyPattern(RewritePattern):
             const(rewriter, at, nbytes, i64),
             const(rewriter, at, 0, IntegerType(1)),
         ]
-        replace_with_llvm(rewriter, op, [llvm.CallIntrinsicOp("llvm.memcpy.p0.p0.i64", args, [])], [])
+        replace_with_llvm(rewriter, op, [call_intrinsic("llvm.memcpy.p0.p0.i64", args, [])], [])
 
 
 @dataclass(frozen=True)
@@ -328,9 +366,13 @@ class ConvertMemRefToLLVMPass(ConversionPass):
 
 
 def add_bounds_flag(module) -> None:
-    """The ``@graphopt_bounds_error`` byte, once, if a checked access uses it."""
-    names = [o.sym_name.data for o in module.body.block.ops if isinstance(o, llvm.GlobalOp)]
-    if BOUNDS_FLAG not in names and any(
-        isinstance(o, llvm.AddressOfOp) and o.global_name.root_reference.data == BOUNDS_FLAG for o in module.walk()
-    ):
+    """The ``@graphopt_bounds_error`` byte and the scratch globals of the
+    checked stores, once each, if a checked access uses them."""
+    names = {o.sym_name.data for o in module.body.block.ops if isinstance(o, llvm.GlobalOp)}
+    used = {o.global_name.root_reference.data for o in walk_ops(module) if type(o) is llvm.AddressOfOp}
+    if BOUNDS_FLAG not in names and BOUNDS_FLAG in used:
         module.body.block.add_op(llvm.GlobalOp(i8, BOUNDS_FLAG, "common", value=IntegerAttr(0, i8)))
+    for name in sorted(used - names):
+        if name.startswith(BOUNDS_SINK) and name[len(BOUNDS_SINK):].isdigit():
+            size = int(name[len(BOUNDS_SINK):])
+            module.body.block.add_op(llvm.GlobalOp(llvm.LLVMArrayType(size, i8), name, "internal", alignment=64))

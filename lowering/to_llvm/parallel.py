@@ -54,15 +54,18 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    SymbolRefAttr,
     UnrealizedConversionCastOp,
+    i1,
     i32,
     i64,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.traits import is_side_effect_free
+from xdsl.traits import MemoryEffect, NoMemoryEffect, is_side_effect_free
 
-from graphopt.lowering.to_llvm.common import PTR, LoopToLLVMError, llvm_type
+from graphopt.lowering.op_builder import build, walk_ops
+from graphopt.lowering.to_llvm.common import PTR, LoopToLLVMError, access_props, call, gep, int_attr, llvm_type
 from graphopt.lowering.to_llvm.scalar import declare_externals
 from graphopt.transforms.levels import require_lowered
 
@@ -91,6 +94,51 @@ def _inside(op: Operation | None, region_op: Operation) -> bool:
     return op is not None and region_op.is_ancestor(op)
 
 
+#: Per op class: True when its only memory-effect traits are NoMemoryEffect
+#: (or ``Pure``, which is one), False when it has none, None when its effects
+#: depend on the op.
+_PURE_BY_CLASS: dict[type[Operation], bool | None] = {}
+
+
+def _pure(op: Operation) -> bool:
+    """``is_side_effect_free(op)``, decided once per class where the class
+    decides it (the traits lookup is slow, and a region holds thousands of
+    ops of a dozen classes)."""
+    known = _PURE_BY_CLASS.get(type(op), 0)
+    if known == 0:
+        traits = op.get_traits_of_type(MemoryEffect)
+        known = False if not traits else True if all(_no_effect(t) for t in traits) else None
+        _PURE_BY_CLASS[type(op)] = known
+    return is_side_effect_free(op) if known is None else known  # type: ignore[return-value]
+
+
+def _no_effect(trait: MemoryEffect) -> bool:
+    """The trait is NoMemoryEffect's (its ``get_effects`` not overridden)."""
+    return isinstance(trait, NoMemoryEffect) and type(trait).get_effects.__func__ is NoMemoryEffect.get_effects.__func__  # type: ignore[attr-defined]
+
+
+def _op(cls: type[Operation], operands=(), result_types=(), properties: dict | None = None, regions=()) -> Operation:
+    """A ``cls`` op built directly (:func:`graphopt.lowering.op_builder.build`)."""
+    return build(cls, operands, result_types, properties, regions=regions)
+
+
+_INDEX = IndexType()
+_NO_OVERFLOW = arith.IntegerOverflowAttr("none")
+_CMPI_EQ = IntegerAttr(0, i64)
+
+
+def _index_const(value: int) -> Operation:
+    return _op(arith.ConstantOp, (), (_INDEX,), {"value": int_attr(value, _INDEX)})
+
+
+def _arith(cls: type[Operation], a: SSAValue, b: SSAValue) -> Operation:
+    """An index ``arith`` binary op, as its constructor builds it."""
+    props = {"overflowFlags": _NO_OVERFLOW} if issubclass(cls, arith.SignlessIntegerBinaryOperationWithOverflow) else None
+    return _op(cls, (a, b), (a.type,), props)
+
+
+
+
 def _defining_op(v: SSAValue) -> Operation | None:
     return v.owner if isinstance(v.owner, Operation) else None
 
@@ -117,7 +165,7 @@ class _Outliner:
             return _single_trip_lb(v) is not None
         if isinstance(op, memref.AllocaOp):
             return self._private(v)
-        return not op.regions and is_side_effect_free(op)
+        return not op.regions and _pure(op)
 
     def _private(self, buf: SSAValue) -> bool:
         """A stack buffer is scratch (one per thread) when every iteration
@@ -142,14 +190,15 @@ class _Outliner:
         """Values the region (its loops, their bounds) uses from outside, in
         first-use order."""
         par, root = self.par, self.root
-        values: dict[SSAValue, None] = {}
-        for v in (par.lowerBound[0], par.upperBound[0], par.step[0]):
-            values[v] = None
-        for inner in root.walk():
-            for v in inner.operands:
-                owner = v.owner
-                where = owner if isinstance(owner, Operation) else owner.parent_op()
-                if not _inside(where, root):
+        values: dict[SSAValue, None] = dict.fromkeys((par.lowerBound[0], par.upperBound[0], par.step[0]))
+        ops = walk_ops(root)
+        # One walk: the ops of the region, by identity (``is_ancestor`` per
+        # operand walked up to the region for every use).
+        self.inside = inside = {id(op) for op in ops}
+        for inner in ops:
+            for v in inner._operands:  # noqa: SLF001
+                where = v.block.parent_op() if type(v) is BlockArgument else v.owner
+                if id(where) not in inside:
                     values.setdefault(v, None)
         return list(values)
 
@@ -181,12 +230,12 @@ class _Outliner:
         self.offsets, self.ctx_bytes = _layout(fields)
         ctx = self.body.args[0]
         for i, v in enumerate(self.passed):
-            gep = llvm.GEPOp(ctx, [self.offsets[i] // _byte_size(fields[i])], fields[i])
-            load = llvm.LoadOp(gep, fields[i])
-            self.body.add_ops([gep, load])
-            value = load.dereferenced_value
+            field = gep(ctx, self.offsets[i] // _byte_size(fields[i]), fields[i], inbounds=False)
+            load = _op(llvm.LoadOp, (field.results[0],), (fields[i],), access_props())
+            self.body.add_ops([field, load])
+            value = load.results[0]
             if fields[i] != v.type:
-                cast = UnrealizedConversionCastOp.get([value], [v.type])
+                cast = _op(UnrealizedConversionCastOp, (value,), (v.type,))
                 self.body.add_op(cast)
                 value = cast.results[0]
             self.clones[v] = value
@@ -195,8 +244,8 @@ class _Outliner:
         mapping = {v: self.clones[v] for v in captured}
 
         lb, ub, step = (mapping[v] for v in (par.lowerBound[0], par.upperBound[0], par.step[0]))
-        tid = llvm.CallOp("omp_get_thread_num", return_type=i32)
-        nt = llvm.CallOp("omp_get_num_threads", return_type=i32)
+        tid = call("omp_get_thread_num", (), i32)
+        nt = call("omp_get_num_threads", (), i32)
         self.body.add_ops([tid, nt])
         ops: list[Operation] = []
 
@@ -204,25 +253,24 @@ class _Outliner:
             ops.append(op)
             return op.results[0]
 
-        index = IndexType()
         # Unsigned arithmetic: the trip count is >= 0 and the team >= 1, so
         # ceil(trips / team) = (trips + team - 1) / team exactly.
-        tid_i = add(arith.IndexCastOp(tid.returned, index))
-        nt_i = add(arith.IndexCastOp(nt.returned, index))
+        tid_i = add(_op(arith.IndexCastOp, (tid.results[0],), (_INDEX,)))
+        nt_i = add(_op(arith.IndexCastOp, (nt.results[0],), (_INDEX,)))
         trips = _trip_count(add, lb, ub, step)
-        one = add(arith.ConstantOp.from_int_and_width(1, index))
-        chunk = add(arith.DivUIOp(add(arith.AddiOp(trips, add(arith.SubiOp(nt_i, one)))), nt_i))
-        begin = add(arith.MinUIOp(add(arith.MuliOp(tid_i, chunk)), trips))
-        end = add(arith.MinUIOp(add(arith.AddiOp(begin, chunk)), trips))
+        one = add(_index_const(1))
+        chunk = add(_arith(arith.DivUIOp, add(_arith(arith.AddiOp, trips, add(_arith(arith.SubiOp, nt_i, one)))), nt_i))
+        begin = add(_arith(arith.MinUIOp, add(_arith(arith.MuliOp, tid_i, chunk)), trips))
+        end = add(_arith(arith.MinUIOp, add(_arith(arith.AddiOp, begin, chunk)), trips))
         self.body.add_ops(ops)
 
-        loop_block = Block(arg_types=[index])
+        loop_block = Block(arg_types=[_INDEX])
         t = loop_block.args[0]
         iv: SSAValue = t
         if _constant_index(step) != 1:
-            iv = _r(loop_block, arith.MuliOp(t, step))
+            iv = _r(loop_block, _arith(arith.MuliOp, t, step))
         if _constant_index(lb) != 0:
-            iv = _r(loop_block, arith.AddiOp(lb, iv))
+            iv = _r(loop_block, _arith(arith.AddiOp, lb, iv))
         old_block = par.body.block
         old_block.args[0].replace_all_uses_with(iv)
         for inner in list(old_block.ops):
@@ -231,10 +279,10 @@ class _Outliner:
                 inner.erase()
                 continue
             loop_block.add_op(inner)
-        loop_block.add_op(scf.YieldOp())
-        chunk_loop = scf.ForOp(begin, end, one, [], loop_block)
+        loop_block.add_op(_op(scf.YieldOp))
+        chunk_loop = _op(scf.ForOp, (begin, end, one), regions=[Region(loop_block)])
         if self.root is par:
-            self.body.add_ops([chunk_loop, func.ReturnOp()])
+            self.body.add_ops([chunk_loop, _op(func.ReturnOp)])
         else:  # the serial loops around it move into the region, the chunk in place of the loop
             par_block = par.parent_block()
             assert par_block is not None
@@ -242,12 +290,16 @@ class _Outliner:
             par.detach()
             par.erase()
             self.root.detach()
-            self.body.add_ops([self.root, func.ReturnOp()])
-        # The moved ops now read the outlined function's copies.
+            self.body.add_ops([self.root, _op(func.ReturnOp)])
+        # The moved ops now read the outlined function's copies (the region's
+        # ops, ``par`` aside when it is not moved: what else the body holds
+        # is new and reads the copies already).
+        inside = self.inside
         for old, new in mapping.items():
             for use in list(old.uses):
-                if self._in_body(use.operation):
-                    use.operation.operands[use.index] = new
+                user = use.operation
+                if id(user) in inside and user is not par:
+                    user.operands[use.index] = new
         # What only the body used is now computed there: drop the originals.
         for v in reversed(remat):
             op = _defining_op(v)
@@ -257,27 +309,18 @@ class _Outliner:
                 op.erase()
         return func.FuncOp(self.name, ([PTR], []), Region(self.body), visibility="private")
 
-    def _in_body(self, op: Operation) -> bool:
-        block = op.parent_block()
-        while block is not None:
-            if block is self.body:
-                return True
-            parent = block.parent_op()
-            block = parent.parent_block() if parent is not None else None
-        return False
-
     def call_site(self, entry: Block) -> list[Operation]:
         """What replaces the ``scf.parallel``: fill the context, run the pool."""
         par = self.par
         # Pointer-sized slots: an opaque pointer, as every field access expects.
-        size = llvm.ConstantOp(IntegerAttr(max(-(-self.ctx_bytes // 8), 1), i64), i64)
-        alloca = llvm.AllocaOp(size, PTR, alignment=64)
+        size = _op(llvm.ConstantOp, (), (i64,), {"value": int_attr(max(-(-self.ctx_bytes // 8), 1), i64)})
+        alloca = _op(llvm.AllocaOp, (size.results[0],), (PTR,), {"alignment": int_attr(64, i64), "elem_type": PTR})
         first = entry.first_op
         if first is None:
             entry.add_ops([size, alloca])
         else:
             entry.insert_ops_before([size, alloca], first)
-        ctx = alloca.res
+        ctx = alloca.results[0]
         ops: list[Operation] = []
 
         def add(op: Operation) -> SSAValue:
@@ -286,29 +329,29 @@ class _Outliner:
 
         for i, v in enumerate(self.passed):
             value = v
-            if llvm_type(v.type) != v.type:
-                value = add(UnrealizedConversionCastOp.get([v], [llvm_type(v.type)]))
             t = llvm_type(v.type)
-            gep = add(llvm.GEPOp(ctx, [self.offsets[i] // _byte_size(t)], t))
-            add(llvm.StoreOp(value, gep))
-        g = add(llvm.AddressOfOp(NUM_THREADS_GLOBAL, PTR))
-        nt = add(arith.IndexCastOp(add(llvm.LoadOp(g, i32)), IndexType()))
+            if t != v.type:
+                value = add(_op(UnrealizedConversionCastOp, (v,), (t,)))
+            field = add(gep(ctx, self.offsets[i] // _byte_size(t), t, inbounds=False))
+            add(_op(llvm.StoreOp, (value, field), (), access_props()))
+        g = add(_op(llvm.AddressOfOp, (), (PTR,), {"global_name": SymbolRefAttr(NUM_THREADS_GLOBAL)}))
+        nt = add(_op(arith.IndexCastOp, (add(_op(llvm.LoadOp, (g,), (i32,), access_props())),), (_INDEX,)))
         trips = _trip_count(add, par.lowerBound[0], par.upperBound[0], par.step[0])
         # The team: the thread count, at most one thread per iteration; 0 (or
         # less) asks libgomp for its default team, which the chunks of the
         # outlined function fit whatever its size.
-        zero = add(arith.ConstantOp.from_int_and_width(0, IndexType()))
-        team = add(arith.MinSIOp(add(arith.MaxSIOp(nt, zero)), trips))
-        one = add(arith.ConstantOp.from_int_and_width(1, IndexType()))
-        serial = add(arith.CmpiOp(team, one, "eq"))
-        team32 = arith.IndexCastOp(team, i32)
-        fn = llvm.AddressOfOp(self.name, PTR)
-        flags = llvm.ConstantOp(IntegerAttr(0, i32), i32)
-        pool = llvm.CallOp("GOMP_parallel", fn, ctx, team32, flags)
+        zero = add(_index_const(0))
+        team = add(_arith(arith.MinSIOp, add(_arith(arith.MaxSIOp, nt, zero)), trips))
+        one = add(_index_const(1))
+        serial = add(_op(arith.CmpiOp, (team, one), (i1,), {"predicate": _CMPI_EQ}))
+        team32 = _op(arith.IndexCastOp, (team,), (i32,))
+        fn = _op(llvm.AddressOfOp, (), (PTR,), {"global_name": SymbolRefAttr(self.name)})
+        flags = _op(llvm.ConstantOp, (), (i32,), {"value": int_attr(0, i32)})
+        pool = call("GOMP_parallel", (fn.results[0], ctx, team32.results[0], flags.results[0]), None)
         add(scf.IfOp(
             serial, [],
-            [func.CallOp(self.name, [ctx], []), scf.YieldOp()],
-            [team32, fn, flags, pool, scf.YieldOp()],
+            [func.CallOp(self.name, [ctx], []), _op(scf.YieldOp)],
+            [team32, fn, flags, pool, _op(scf.YieldOp)],
         ))  # fmt: skip
         return ops
 
@@ -321,16 +364,17 @@ def _region_root(par: scf.ParallelOp) -> Operation:
     ``par`` writes is also read in it (so no thread needs another's result
     of an earlier iteration; per-thread scratch aside)."""
     root: Operation = par
-    written = _written_buffers(par)
-    if written is None:
+    accessed = _accessed_buffers(par)
+    if accessed is None:
         return par
+    written, read = accessed
     while isinstance(loop := root.parent_op(), scf.ForOp) and not loop.iter_args:
-        if any(op is not root and not isinstance(op, scf.YieldOp) and (op.regions or not is_side_effect_free(op))
+        if any(op is not root and not isinstance(op, scf.YieldOp) and (op.regions or not _pure(op))
                for op in loop.body.block.ops):  # fmt: skip
             break
         if any(_defined_in(v, loop) for v in (par.lowerBound[0], par.upperBound[0], par.step[0])):
             break
-        if any(not _private_to(loop, buf) for buf in written & _read_buffers(par)):
+        if any(not _private_to(loop, buf) for buf in written & read):
             break
         root = loop
     return root
@@ -347,22 +391,27 @@ _NO_WRITE = (memref.LoadOp, vector.LoadOp, memref.AllocaOp, scf.ForOp, scf.Yield
              arith.DivUIOp, arith.RemUIOp, arith.DivSIOp, arith.RemSIOp)
 
 
-def _written_buffers(par: scf.ParallelOp) -> set[SSAValue] | None:
-    """The buffers the body of ``par`` stores to, or None when it has any
-    other effect than loads and stores (a call, a view: not hoisted)."""
+_STORES = (memref.StoreOp, vector.StoreOp)
+_LOADS = (memref.LoadOp, vector.LoadOp)
+
+
+def _accessed_buffers(par: scf.ParallelOp) -> tuple[set[SSAValue], set[SSAValue]] | None:
+    """The buffers the body of ``par`` stores to and loads from (one walk),
+    or None when it has any other effect than loads and stores (a call, a
+    view: not hoisted)."""
     written: set[SSAValue] = set()
-    for op in par.body.walk():
-        if isinstance(op, memref.StoreOp | vector.StoreOp):
-            written.add(op.operands[1])
-        elif not isinstance(op, _NO_WRITE) and (
-            not is_side_effect_free(op) or any(isinstance(v.type, MemRefType) for v in op.operands)
+    read: set[SSAValue] = set()
+    for op in walk_ops(par)[1:]:  # the ops of its body
+        cls = type(op)
+        if cls in _STORES:
+            written.add(op._operands[1])  # noqa: SLF001
+        elif cls in _LOADS:
+            read.add(op._operands[0])  # noqa: SLF001
+        elif cls not in _NO_WRITE and (
+            not _pure(op) or any(isinstance(v.type, MemRefType) for v in op._operands)  # noqa: SLF001
         ):
             return None
-    return written
-
-
-def _read_buffers(par: scf.ParallelOp) -> set[SSAValue]:
-    return {op.operands[0] for op in par.body.walk() if isinstance(op, memref.LoadOp | vector.LoadOp)}
+    return written, read
 
 
 def _private_to(loop: Operation, buf: SSAValue) -> bool:
@@ -393,12 +442,13 @@ def _single_trip_lb(v: SSAValue) -> SSAValue | None:
     return loop.lb
 
 
-def _first_access(where: Operation | Region, buf: SSAValue) -> bool | None:
+def _first_access(where: Operation, buf: SSAValue) -> bool | None:
     """In program order, whether the first op of ``where`` using ``buf``
     stores to it (True), uses it otherwise (False), or there is none."""
-    for inner in where.walk():
-        if buf in inner.operands:
-            return isinstance(inner, memref.StoreOp | vector.StoreOp) and inner.operands[1] is buf
+    for inner in walk_ops(where):
+        operands = inner._operands  # noqa: SLF001
+        if buf in operands:
+            return type(inner) in _STORES and operands[1] is buf
     return None
 
 
@@ -466,15 +516,21 @@ def _trip_count(add, lb: SSAValue, ub: SSAValue, step: SSAValue) -> SSAValue:
     bounds = [_constant_index(v) for v in (lb, ub, step)]
     if None not in bounds and bounds[2] > 0:  # type: ignore[operator]
         lo, hi, st = bounds
-        return add(arith.ConstantOp.from_int_and_width(max(-(-(hi - lo) // st), 0), IndexType()))
-    zero = add(arith.ConstantOp.from_int_and_width(0, IndexType()))
-    span = add(arith.SubiOp(ub, lb))
-    return add(arith.MaxSIOp(add(arith.CeilDivSIOp(span, step)), zero))
+        return add(_index_const(max(-(-(hi - lo) // st), 0)))
+    zero = add(_index_const(0))
+    span = add(_arith(arith.SubiOp, ub, lb))
+    return add(_arith(arith.MaxSIOp, add(_arith(arith.CeilDivSIOp, span, step)), zero))
 
 
 def outline_parallel(module: ModuleOp) -> None:
     """Outline every ``scf.parallel`` of ``module`` (innermost first)."""
-    pars = [op for op in module.walk() if isinstance(op, scf.ParallelOp)]
+    pars: list[scf.ParallelOp] = []
+    allocas: list[memref.AllocaOp] = []
+    for op in walk_ops(module):  # one walk: the loops, and the stack buffers they may leave unused
+        if type(op) is scf.ParallelOp:
+            pars.append(op)
+        elif type(op) is memref.AllocaOp:
+            allocas.append(op)
     if not pars:
         return
     counters: dict[str, int] = {}
@@ -507,9 +563,10 @@ def outline_parallel(module: ModuleOp) -> None:
         if outliner.root is par:
             par.detach()
             par.erase()
-    # Stack buffers every parallel loop now allocates for itself.
-    for op in list(module.walk()):
-        if isinstance(op, memref.AllocaOp) and not op.memref.uses:
+    # Stack buffers every parallel loop now allocates for itself (the
+    # outlined functions' own allocas are used).
+    for op in allocas:
+        if op.memref.first_use is None:
             op.detach()
             op.erase()
     declare_externals(module, _EXTERNALS)

@@ -19,7 +19,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
-from graphopt.lowering.to_llvm.common import as_llvm, build, cast_back, const as _const, constant_int, int_attr, llvm_type, morph, shared
+from graphopt.lowering.to_llvm.common import as_llvm, before, build, by_identity, call, call_intrinsic, cast_back, const as _const, constant_int, int_attr, llvm_type, morph, shared
 
 
 class Emitter:
@@ -45,8 +45,7 @@ class Emitter:
 
     def libm_call(self, name: str, args: Sequence[SSAValue], ret: Attribute) -> SSAValue:
         self.externals[name] = llvm.LLVMFunctionType([a.type for a in args], ret)
-        call = self.emit(llvm.CallOp(name, *args, return_type=ret))
-        return call.results[0]
+        return self.emit(call(name, args, ret)).results[0]
 
 
 def const(e: Emitter, value: int | float, t: Attribute, op: Operation | None = None) -> SSAValue:
@@ -91,7 +90,7 @@ def _isuffix(t: Attribute) -> str:
 
 
 def _intrinsic(e: Emitter, name: str, args: Sequence[SSAValue], ret: Attribute) -> list[SSAValue]:
-    return _r(e.emit(llvm.CallIntrinsicOp(name, args, [ret])))
+    return _r(e.emit(call_intrinsic(name, args, [ret])))
 
 
 
@@ -109,6 +108,7 @@ def _select(e: Emitter, c: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
 
 
 _SCALAR, _ELEMENTWISE = 1, 3
+_INTEGER_TYPES = (IntegerType, IndexType)
 _KINDS: dict[type, int] = {}
 
 
@@ -118,9 +118,12 @@ def _kind(t: Attribute) -> int:
     k = _KINDS.get(type(t))
     if k is None:
         k = _KINDS[type(t)] = 1 if isinstance(t, IntegerType | IndexType | AnyFloat) else 2 if isinstance(t, VectorType) else 0
-    if k == 2 and (t.get_num_dims() != 1 or not isinstance(t.element_type, IntegerType | AnyFloat)):  # type: ignore[attr-defined]
-        return 0
+    if k == 2:  # a vector: by the type object (a module has a few dozen)
+        return by_identity(_VECTOR_KINDS, t, lambda: 2 if t.get_num_dims() == 1 and isinstance(t.element_type, IntegerType | AnyFloat) else 0)  # type: ignore[attr-defined]
     return k
+
+
+_VECTOR_KINDS: dict = {}
 
 
 @dataclass
@@ -136,22 +139,29 @@ class ScalarPattern(RewritePattern):
     pure: frozenset[type[Operation]] = frozenset()  # integer ops an equal op of the block replaces
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        handler = self.handlers.get(type(op))
-        ok = _SCALAR if type(op) not in self.elementwise else _ELEMENTWISE
-        if handler is None or not all(_kind(v.type) & ok for v in (*op.operands, *op.results)):
+        cls = type(op)
+        handler = self.handlers.get(cls)
+        if handler is None:
             return
-        at = InsertPoint.before(op)
+        ok = _SCALAR if cls not in self.elementwise else _ELEMENTWISE
+        for v in op._operands:  # noqa: SLF001
+            if not _kind(v._type) & ok:  # noqa: SLF001
+                return
+        for v in op.results:
+            if not _kind(v._type) & ok:  # noqa: SLF001
+                return
+        at = before(op)
         key, table = None, shared()
-        if type(op) in self.pure and table is not None and isinstance(op.results[0].type, IntegerType | IndexType):
+        if cls in self.pure and table is not None and type(op.results[0]._type) in _INTEGER_TYPES:  # noqa: SLF001
             # Keyed by the op's own operands, constants by value, as
             # memref.element_ptr: one walk and the steps give the same IR.
-            args = tuple(("c", k) if (k := constant_int(v)) is not None else v for v in op.operands)
+            args = tuple(("c", k) if (k := constant_int(v)) is not None else v for v in op._operands)  # noqa: SLF001
             key = ("pure", at.block, type(op), op.results[0].type, tuple(op.properties.items()), args)
             if (hit := table.get(key)) is not None:
                 rewriter.replace(op, [], hit)
                 return
         flags = getattr(op.properties.get("fastmath"), "data", None)
-        operands = [as_llvm(rewriter, v, at) for v in op.operands]
+        operands = [as_llvm(rewriter, v, at) for v in op._operands]  # noqa: SLF001
         e = Emitter(rewriter, at, self.externals)
         results = self.fold(e, op, operands) if type(op) in self.folders and self.fold is not None else None
         if results is None:

@@ -18,15 +18,15 @@ from dataclasses import dataclass
 
 from xdsl.dialects import llvm, vector
 from xdsl.dialects.builtin import DenseArrayBase, VectorType, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
-from xdsl.rewriter import InsertPoint
 
 from graphopt.lowering.to_llvm.common import (
     ConversionPass,
     LoopToLLVMError,
     access_props,
     as_llvm,
+    before,
     by_identity,
     build,
     const,
@@ -38,8 +38,15 @@ from graphopt.lowering.to_llvm.memref import add_bounds_flag, element_ptr
 
 
 def _alignment(op: vector.LoadOp | vector.StoreOp, base: SSAValue) -> int:
-    element = static_memref(memref_type(base), op.name).element_type
+    t = static_memref(memref_type(base), op.name)
+    return by_identity(_ALIGNMENTS, t, lambda: _element_alignment(t.element_type))
+
+
+def _element_alignment(element: Attribute) -> int:
     return max(1, element.bitwidth // 8) if hasattr(element, "bitwidth") else 1
+
+
+_ALIGNMENTS: dict = {}
 
 
 @dataclass
@@ -54,13 +61,20 @@ class AccessPattern(RewritePattern):
             morph(rewriter, op, llvm.LoadOp, (ptr,), access_props(_alignment(op, base)))
         elif isinstance(op, vector.StoreOp):
             stored, base, *indices = op._operands  # noqa: SLF001
-            ptr = element_ptr(rewriter, op, base, indices, self.bounds_check, _lanes(stored.type))
-            value = as_llvm(rewriter, stored, InsertPoint.before(op))
+            ptr = element_ptr(rewriter, op, base, indices, self.bounds_check, _lanes(stored.type), store=True)
+            value = as_llvm(rewriter, stored, before(op))
             morph(rewriter, op, llvm.StoreOp, (value, ptr), access_props(_alignment(op, base)))
 
 
 def _lanes(vt) -> int:
     """Elements a 1-D vector access covers along the memref's last dimension."""
+    return by_identity(_LANES, vt, lambda: _vector_lanes(vt))
+
+
+_LANES: dict = {}
+
+
+def _vector_lanes(vt) -> int:
     if not isinstance(vt, VectorType) or vt.get_num_dims() != 1:
         raise LoopToLLVMError(f"vector.load/store of {vt}: only 1-D vectors are supported")
     return vt.get_shape()[0]
@@ -78,7 +92,7 @@ class BroadcastPattern(RewritePattern):
         assert isinstance(vt, VectorType)
         if isinstance(op.source.type, VectorType) or vt.get_num_dims() != 1:
             raise LoopToLLVMError(f"vector.broadcast {op.source.type} to {vt}: only scalar to 1-D is supported")
-        at = InsertPoint.before(op)
+        at = before(op)
         scalar = as_llvm(rewriter, op.source, at)
         undef = build(llvm.UndefOp, (), (vt,))
         ins = build(llvm.InsertElementOp, (undef.res, scalar, const(rewriter, at, 0, i32)), (vt,))

@@ -37,6 +37,35 @@ def test_checked_code_reports_an_out_of_bounds_store():
     np.testing.assert_array_equal(fn(np.array([2], np.int64))[:2], [1.0, 1.0])
 
 
+# Stores 1.0 to buf[i] for i < n into the caller's input buffer (so what the
+# call wrote is seen even when it raises).
+INTO_INPUT_ABI = '#loop.abi<inputs = ["n" : tensor<1xi64>, "buf" : tensor<4xf32>], outputs = [], workspace = 0>'
+STORE_INTO_INPUT = f"""
+func.func @fill(%n: memref<1xi64>, %buf: memref<4xf32>, %ws: memref<0xi8>) attributes {{loop.abi = {INTO_INPUT_ABI}}} {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %one = arith.constant 1.0 : f32
+  %nv = memref.load %n[%c0] : memref<1xi64>
+  %ub = arith.index_cast %nv : i64 to index
+  scf.for %i = %c2 to %ub step %c1 {{
+    memref.store %one, %buf[%i] : memref<4xf32>
+  }}
+  func.return
+}}
+"""
+
+
+def test_checked_out_of_bounds_store_is_not_performed():
+    """The store past the end goes to a scratch global, not to element 0:
+    the buffer holds what the in-bounds stores wrote, as the error says."""
+    fn = graphopt.compile(parse_text(STORE_INTO_INPUT), bounds_check=True)["fill"]
+    buf = np.full(4, 5.0, np.float32)
+    with pytest.raises(BoundsError, match="it was not performed"):
+        fn(np.array([6], np.int64), buf)
+    np.testing.assert_array_equal(buf, [5.0, 5.0, 1.0, 1.0])
+
+
 def test_constant_out_of_bounds_index_is_rejected_when_parsed():
     text = STORE_UP_TO_N.replace("%out[%i]", "%out[%c9]").replace(
         "%one = arith.constant 1.0 : f32", "%one = arith.constant 1.0 : f32\n  %c9 = arith.constant 9 : index"

@@ -23,8 +23,15 @@ func.func @access(%a: memref<4x32xf32>, %i: index, %j: index) {
   // CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
   %v = vector.load %a[%i, %j] : memref<4x32xf32>, vector<16xf32>
   // CHECK: llvm.icmp "ult" %{{.*}}, %[[END]] : i64
-  // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+  // A store out of bounds writes the scratch global of its 64 bytes, no
+  // element of the memref.
+  // CHECK: %[[SOK:.*]] = llvm.and
+  // CHECK: %[[AT:.*]] = llvm.getelementptr
+  // CHECK-NEXT: %[[SINK:.*]] = llvm.mlir.addressof @graphopt_bounds_sink64 : !llvm.ptr
+  // CHECK-NEXT: %[[P:.*]] = llvm.select %[[SOK]], %[[AT]], %[[SINK]] : i1, !llvm.ptr
+  // CHECK-NEXT: llvm.store %{{.*}}, %[[P]] {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
   vector.store %v, %a[%j, %i] : memref<4x32xf32>, vector<16xf32>
   func.return
 }
-// CHECK: llvm.mlir.global common @graphopt_bounds_error
+// CHECK-DAG: llvm.mlir.global common @graphopt_bounds_error
+// CHECK-DAG: llvm.mlir.global internal @graphopt_bounds_sink64() {{.*}} : !llvm.array<64 x i8>
