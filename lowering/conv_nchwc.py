@@ -57,7 +57,7 @@ LANES = 16
 #: come in fours (24 accumulators: 4 weight and 6 broadcast loads per 24
 #: FMAs), else NARROW (two blocks, 7 pixels when they divide the row, else 8
 #: and a shorter last tile).  Rows of at most NARROW_ROWS pixels that are not
-#: flattened (a pointwise stride-1 conv runs over the plane's pixels as one
+#: flattened (a pointwise conv runs over the plane.s pixels as one
 #: row) take the narrow tile.  Measured, one thread, warm, interleaved: wide
 #: 1x1 256->64 @56 0.78 -> 0.74 ms, 1024->256 @14 0.78 -> 0.72, 3x3 64 @56
 #: 1.64 -> 1.55; narrow 3x3 256 @14 2.20 -> 1.66 (6 + 6 + 2 pixels), 128 @28
@@ -73,6 +73,12 @@ NARROW_ROWS = 28
 #: 3x3 512 @7 2.08 -> 1.74 ms, 1x1 2048->512 @7 0.89 -> 0.80, 1024->256 @14
 #: 0.72 -> 0.67, the rest within noise.
 STRIP_PIXELS = 100
+#: A strided pointwise conv's tiles also run over its output plane (each
+#: pixel reads its own input row), so they can be wide: measured warm, one
+#: thread, in one process: 256->512 /2 @56 1.73 -> 1.33 ms, 1024->2048 /2
+#: @14 1.73 -> 1.57.  (3x3 convs over the plane: the same tiles, a little
+#: slower; wide 3x3 tiles, their 36 KB weight blocks: slower still.)
+PLANE_TILES = True
 #: Largest weight panel of a wide tile: every tile streams its panel from L2,
 #: next to the input (2048->512 @7: 512 KB + 400 KB of input, slower wide).
 WIDE_PANEL_BYTES = 256 * 1024
@@ -106,13 +112,18 @@ class NchwcPlan:
     pad: tuple[int, int, int, int]
     nb: int = 2  # output blocks per panel (and per register tile)
     mr: int = 7  # pixels per register tile
-    flat: bool = False  # pixels run over the whole plane (pointwise, stride 1)
+    flat: bool = False  # tiles run over the whole plane (pointwise)
     pack_b: bool = True
     packed: SSAValue | None = None
 
     @property
     def padded(self) -> bool:
         return any(self.pad)
+
+    @property
+    def collapsed(self) -> bool:
+        """A pointwise stride-1 conv: its pixels are one row of the input too."""
+        return (self.kh, self.kw) == (1, 1) and self.stride == (1, 1) and not self.padded and self.cl > 1
 
     @property
     def hp(self) -> int:
@@ -157,7 +168,7 @@ def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict) -> NchwcPlan | None:
                      conv.stride_values, conv.pad_values)  # fmt: skip
     if plan.padded and cb * cl * plan.hp * plan.wp * 4 > MAX_XQ_BYTES:
         return None
-    plan.flat = (kh, kw) == (1, 1) and plan.stride == (1, 1) and not plan.padded and cl > 1
+    plan.flat = (kh, kw) == (1, 1) and cl > 1 and (plan.collapsed or PLANE_TILES)
     width = oh * ow if plan.flat else ow
     wide_panel = cb * cl * kh * kw * WIDE[0] * LANES * 4
     wide = (o // LANES) % WIDE[0] == 0 and width > NARROW_ROWS and wide_panel <= WIDE_PANEL_BYTES
@@ -235,7 +246,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     vt = VectorType(f32, [LANES])
     zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
     xq = em.local_buffer([plan.cb, plan.hp, plan.wp, plan.cl], f32) if plan.padded else None
-    x_flat = _collapsed_pixels(em, x) if plan.flat else None
+    x_flat = _collapsed_pixels(em, x) if plan.collapsed else None
     mr, nb, nr = plan.mr, plan.nb, plan.nb * LANES
     taps = plan.kh * plan.kw * plan.cl
     cbk = channel_block(plan.cb, taps)  # input blocks per accumulation block
@@ -294,13 +305,17 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
             ib = em.idx_add(ib0, iv["ib"])
             ky, kx = iv.get("ky", em.index(0)), iv.get("kx", em.index(0))
             ci = em.idx_add(em.idx_mul(iv["c4"], UNROLL_CI), iv["c1"]) if "c4" in iv else iv.get("ci", em.index(0))
-            iy = em.idx_add(em.idx_mul(oy, sy), ky)
+            iy = em.idx_add(em.idx_mul(oy, sy), ky) if oy is not None else None
             ws = [em.emit_here(vector.LoadOp(plan.packed, [p, ib, ky, kx, ci, em.index(v * LANES)], vt)).results[0]
                   for v in range(nvec)]  # fmt: skip
             nxt = list(accs)
             for r in range(rows):
-                ix = em.idx_add(em.idx_mul(idx_plus(em, ox0, r), sx), kx)
-                av = em.emit(vector.BroadcastOp(a_load(n, ib, iy, ix, ci), vt)).results[0]
+                px, row = idx_plus(em, ox0, r), iy
+                if oy is None and x_flat is None:  # a plane tile: each pixel's own row
+                    row = em.idx_add(em.idx_mul(em.idx_div(px, plan.ow), sy), ky)
+                    px = em.idx_rem(px, plan.ow)
+                ix = em.idx_add(em.idx_mul(px, sx), kx)
+                av = em.emit(vector.BroadcastOp(a_load(n, ib, row, ix, ci), vt)).results[0]
                 for v in range(nvec):
                     nxt[r * nvec + v] = em.emit(vector.FMAOp(av, ws[v], nxt[r * nvec + v])).results[0]
             return nxt
@@ -363,7 +378,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
 
         def sums(pos: tuple, size: int, ib0: SSAValue, blocks: int) -> list[SSAValue]:
             oy, x, _ = pos
-            return block_sum(n, p, em.index(0) if oy is None else oy, x, size, nvec, ib0, blocks)
+            return block_sum(n, p, oy, x, size, nvec, ib0, blocks)
 
         if nblocks == 1:
 
