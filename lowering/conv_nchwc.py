@@ -57,7 +57,7 @@ LANES = 16
 #: come in fours (24 accumulators: 4 weight and 6 broadcast loads per 24
 #: FMAs), else NARROW (two blocks, 7 pixels when they divide the row, else 8
 #: and a shorter last tile).  Rows of at most NARROW_ROWS pixels that are not
-#: flattened (a pointwise conv runs over the plane.s pixels as one
+#: flattened (a pointwise conv runs over the plane's pixels as one
 #: row) take the narrow tile.  Measured, one thread, warm, interleaved: wide
 #: 1x1 256->64 @56 0.78 -> 0.74 ms, 1024->256 @14 0.78 -> 0.72, 3x3 64 @56
 #: 1.64 -> 1.55; narrow 3x3 256 @14 2.20 -> 1.66 (6 + 6 + 2 pixels), 128 @28
