@@ -69,10 +69,14 @@ NARROW_ROWS = 28
 #: plane, or whole rows, as many as divide the plane) take each
 #: accumulation block of the weights in turn, all of them while it is in
 #: L1, where each tile used to stream its whole panel (up to 512 KB) from L2.
-#: Measured warm, one thread, in one process (1 = one tile or row a strip):
-#: 3x3 512 @7 2.08 -> 1.74 ms, 1x1 2048->512 @7 0.89 -> 0.80, 1024->256 @14
-#: 0.72 -> 0.67, the rest within noise.
+#: Measured warm, one thread, in one process (a tile a strip -> strips):
+#: 3x3 512 @7 1.78 -> 1.61 ms, 256 @14 1.48 -> 1.26, 64 @56 1.47 -> 1.33;
+#: 1x1 2048->512 @7 0.89 -> 0.80, 1024->256 @14 0.72 -> 0.67.
 STRIP_PIXELS = 100
+#: A pointwise conv with a smaller weight panel runs a tile a strip (its
+#: panel streams from L2 well enough; 256->64 @56, a 64 KB panel: 0.58 ->
+#: 0.67 ms in strips).
+MIN_STRIP_PANEL_BYTES = 128 * 1024
 #: A strided pointwise conv's tiles also run over its output plane (each
 #: pixel reads its own input row), so they can be wide: measured warm, one
 #: thread, in one process: 256->512 /2 @56 1.73 -> 1.33 ms, 1024->2048 /2
@@ -259,14 +263,19 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     full_panels, last_blocks = divmod(plan.o // LANES, nb)
     # Strips: a flat plane in runs of about STRIP_PIXELS (the last one takes
     # the short tile), else whole rows, as many as divide the plane within
-    # STRIP_PIXELS.
+    # STRIP_PIXELS, or single tiles when a row is longer (or a flat plane's
+    # panel small).
+    tile_strips = not plan.flat and plan.ow > STRIP_PIXELS
     if plan.flat:
-        strip_tiles = max(1, STRIP_PIXELS // mr)
+        panel = plan.cb * plan.cl * nr * 4
+        strip_tiles = max(1, STRIP_PIXELS // mr) if panel >= MIN_STRIP_PANEL_BYTES else 1
         strips = max(1, -(-full_tiles // strip_tiles))
         strip_px = max(strip_tiles * mr, width - (strips - 1) * strip_tiles * mr)
         strip_rows = 1
+    elif tile_strips:
+        strip_rows, strips, strip_tiles, strip_px = 1, plan.oh, 1, mr
     else:
-        strip_rows = max(d for d in range(1, plan.oh + 1) if plan.oh % d == 0 and (d == 1 or d * plan.ow <= STRIP_PIXELS))
+        strip_rows = max(d for d in range(1, plan.oh + 1) if plan.oh % d == 0 and d * plan.ow <= STRIP_PIXELS)
         strips = plan.oh // strip_rows
         strip_tiles, strip_px = full_tiles, strip_rows * plan.ow
     tile = em.local_buffer([strip_px, nr], f32) if nblocks > 1 or epilogue_v is None else None
@@ -417,6 +426,15 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
                 em.loop(strips - 1, lambda s: strip(n, p, None, em.idx_mul(s, size), strip_tiles, 0, 1, nvec), parallel=True)
             last = full_tiles - (strips - 1) * strip_tiles
             strip(n, p, None, em.index((strips - 1) * size), last, rem, 1, nvec)
+        elif tile_strips:
+
+            def row(oy: SSAValue) -> None:
+                if full_tiles:
+                    em.loop(full_tiles, lambda t: strip(n, p, oy, em.idx_mul(t, mr), 1, 0, 1, nvec))
+                if rem:
+                    strip(n, p, oy, em.index(full_tiles * mr), 0, rem, 1, nvec)
+
+            em.loop(plan.oh, row, parallel=True)
         else:
             em.loop(strips, lambda s: strip(n, p, em.idx_mul(s, strip_rows), em.index(0), full_tiles, rem, strip_rows, nvec),
                     parallel=True)  # fmt: skip
