@@ -44,12 +44,12 @@ from xdsl.ir import SSAValue
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph import tensor_of
-from graphopt.lowering.compute_rules import elem_type, register_compute_rule, s_mac
+from graphopt.lowering.compute_rules import elem_type, lowest, register_compute_rule, s_mac, s_max
 from graphopt.lowering.conv_gemm import TWO_LEVEL_BLOCKS, channel_block, idx_plus
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import parallel_copy, split_panels
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile, tile_value
-from graphopt.lowering.rules_nn import Window, reduce_dims
+from graphopt.lowering.rules_nn import Window, reduce_dims, window_unroll
 from graphopt.lowering.rules_tensor import select
 
 LANES = 16
@@ -466,6 +466,24 @@ def _reorder_nchw(em: KernelEmitter, op: graph.ReorderNchwOp, _: int, idx: list[
     n, c, y, x = idx
     b = tensor_of(op.input).get_shape()[4]
     return em.value_at(op.input, [n, em.idx_div(c, b), y, x, em.idx_rem(c, b)])
+
+
+@register_compute_rule(graph.MaxPool2dNchwcOp)
+def _max_pool2d_nchwc(em: KernelEmitter, op: graph.MaxPool2dNchwcOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """Window maximum of one channel of a block; out-of-bounds taps read as
+    -inf.  The channels are the innermost, contiguous loop (LLVM vectorises it)."""
+    n, cb, y, x, c = idx
+    _, _, h, w, _ = tensor_of(op.input).get_shape()
+    t = elem_type(op.result)
+    low = em.scalar_constant(lowest(t), t)
+    win = Window(em, op, [y, x], [h, w])
+
+    def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+        (ih, iw), ok = win.at(*ivs)
+        v = em.value_at(op.input, [n, cb, ih, iw, c])
+        return s_max(em, acc, v if ok is None else select(em, ok, v, low))
+
+    return reduce_dims(em, op.kernel_values, low, body, window_unroll(*op.kernel_values))
 
 
 @register_compute_rule(graph.Conv2dNchwcOp)
