@@ -99,9 +99,12 @@ def graph_opt_key(op, consts: set) -> str:
         return conv_key(_shape(anchor.input), _shape(anchor.weight), _shape(anchor.result), residual)
     head = next(o for o in inner if not isinstance(o, fused.YieldOp))
     names = {gc.MaxPool2dOp: "MaxPool", gc.GlobalAvgPoolOp: "GlobalAveragePool", gc.ReshapeOp: "Reshape",
-             gc.MatmulOp: "MatMul", gc.AvgPool2dOp: "AveragePool"}  # fmt: skip
+             gc.MatmulOp: "MatMul", gc.AvgPool2dOp: "AveragePool", gc.MaxPool2dNchwcOp: "MaxPool"}  # fmt: skip
     kind = next((n for t, n in names.items() if isinstance(head, t)), head.name)
-    return op_key(kind, _shape(head.operands[0]), _shape(op.results[0]))
+    x, y = _shape(head.operands[0]), _shape(op.results[0])
+    if isinstance(head, gc.MaxPool2dNchwcOp):  # keyed by its NCHW shapes
+        x, y = ((s[0], s[1] * s[4], s[2], s[3]) for s in (x, y))
+    return op_key(kind, x, y)
 
 
 def ort_key(event: dict) -> str:

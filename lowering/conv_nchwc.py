@@ -6,14 +6,19 @@ or ``cl = 1``: an NCHW input read as 1-channel blocks), weight packed at
 compile time as ``[ceil(O/32), C/cl, KH, KW, cl, 32]`` (zero-padded):
 
     xq = zero-padded copy of x[n]                     (only when there is padding)
-    for p in panels of 32 output channels (2 blocks)  (parallel, or the rows)
-      for oy in output rows:
-        for ox0 in tiles of R = 7 (or 8) pixels of the row (+ a shorter one):
-          acc[r][v] = 0                               (R x 2 zmm accumulators)
-          for ib, ky, kx, ci (ci by 4s):              (blocks of ~128 products)
-            acc[r][v] = fma(bcast(xq[ib, oy*sy + ky, (ox0 + r)*sx + kx, ci]), W[p, ib, ky, kx, ci, 16v], acc[r][v])
-          out[n, 2p + v, oy, ox0 + r, :] = epilogue(acc[r][v])   (one 64-byte store each)
+    for p in panels of 32 output channels (2 blocks)  (parallel, or the strips)
+      for strips of ~100 pixels (whole rows, or a run of a flat plane):
+        tile[t] = 0 for the strip's register tiles t
+        for each accumulation block (~128 products: input blocks ib0..):
+          for t = tiles of R = 7 (or 8) pixels of the strip (+ a shorter one):
+            acc[r][v] = 0                             (R x 2 zmm accumulators)
+            for ib, ky, kx, ci (ci by 4s):
+              acc[r][v] = fma(bcast(xq[ib, oy*sy + ky, (ox0 + r)*sx + kx, ci]), W[p, ib, ky, kx, ci, 16v], acc[r][v])
+            tile[t] += acc                            (through a mid-level sum when many)
+        out[n, 2p + v, oy, ox0 + r, :] = epilogue(tile[t][r][v])   (one 64-byte store each)
 
+The block's weights (a pointwise conv: 128 channels x 32, 16 KB) stay in L1
+over the strip's tiles.
 Every tile reads whole 64-byte lines of the input (the 16 channels of a
 pixel) and writes whole lines of the output and residual, in sequence, where
 the NCHW GEMM's tile writes a short run into each of hundreds of channel
@@ -39,12 +44,12 @@ from xdsl.ir import SSAValue
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph import tensor_of
-from graphopt.lowering.compute_rules import elem_type, register_compute_rule, s_mac
+from graphopt.lowering.compute_rules import elem_type, lowest, register_compute_rule, s_mac, s_max
 from graphopt.lowering.conv_gemm import TWO_LEVEL_BLOCKS, channel_block, idx_plus
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import parallel_copy, split_panels
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile, tile_value
-from graphopt.lowering.rules_nn import Window, reduce_dims
+from graphopt.lowering.rules_nn import Window, reduce_dims, window_unroll
 from graphopt.lowering.rules_tensor import select
 
 LANES = 16
@@ -52,7 +57,7 @@ LANES = 16
 #: come in fours (24 accumulators: 4 weight and 6 broadcast loads per 24
 #: FMAs), else NARROW (two blocks, 7 pixels when they divide the row, else 8
 #: and a shorter last tile).  Rows of at most NARROW_ROWS pixels that are not
-#: flattened (a pointwise stride-1 conv runs over the plane's pixels as one
+#: flattened (a pointwise conv runs over the plane's pixels as one
 #: row) take the narrow tile.  Measured, one thread, warm, interleaved: wide
 #: 1x1 256->64 @56 0.78 -> 0.74 ms, 1024->256 @14 0.78 -> 0.72, 3x3 64 @56
 #: 1.64 -> 1.55; narrow 3x3 256 @14 2.20 -> 1.66 (6 + 6 + 2 pixels), 128 @28
@@ -60,6 +65,24 @@ LANES = 16
 WIDE = (4, 6)
 NARROW = (2, 7)
 NARROW_ROWS = 28
+#: Pixels per strip: the register tiles of a strip (a run of a flat
+#: plane, or whole rows, as many as divide the plane) take each
+#: accumulation block of the weights in turn, all of them while it is in
+#: L1, where each tile used to stream its whole panel (up to 512 KB) from L2.
+#: Measured warm, one thread, in one process (a tile a strip -> strips):
+#: 3x3 512 @7 1.78 -> 1.61 ms, 256 @14 1.48 -> 1.26, 64 @56 1.47 -> 1.33;
+#: 1x1 2048->512 @7 0.89 -> 0.80, 1024->256 @14 0.72 -> 0.67.
+STRIP_PIXELS = 100
+#: A pointwise conv with a smaller weight panel runs a tile a strip (its
+#: panel streams from L2 well enough; 256->64 @56, a 64 KB panel: 0.58 ->
+#: 0.67 ms in strips).
+MIN_STRIP_PANEL_BYTES = 128 * 1024
+#: A strided pointwise conv's tiles also run over its output plane (each
+#: pixel reads its own input row), so they can be wide: measured warm, one
+#: thread, in one process: 256->512 /2 @56 1.73 -> 1.33 ms, 1024->2048 /2
+#: @14 1.73 -> 1.57.  (3x3 convs over the plane: the same tiles, a little
+#: slower; wide 3x3 tiles, their 36 KB weight blocks: slower still.)
+PLANE_TILES = True
 #: Largest weight panel of a wide tile: every tile streams its panel from L2,
 #: next to the input (2048->512 @7: 512 KB + 400 KB of input, slower wide).
 WIDE_PANEL_BYTES = 256 * 1024
@@ -93,13 +116,18 @@ class NchwcPlan:
     pad: tuple[int, int, int, int]
     nb: int = 2  # output blocks per panel (and per register tile)
     mr: int = 7  # pixels per register tile
-    flat: bool = False  # pixels run over the whole plane (pointwise, stride 1)
+    flat: bool = False  # tiles run over the whole plane (pointwise)
     pack_b: bool = True
     packed: SSAValue | None = None
 
     @property
     def padded(self) -> bool:
         return any(self.pad)
+
+    @property
+    def collapsed(self) -> bool:
+        """A pointwise stride-1 conv: its pixels are one row of the input too."""
+        return (self.kh, self.kw) == (1, 1) and self.stride == (1, 1) and not self.padded and self.cl > 1
 
     @property
     def hp(self) -> int:
@@ -144,7 +172,7 @@ def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict) -> NchwcPlan | None:
                      conv.stride_values, conv.pad_values)  # fmt: skip
     if plan.padded and cb * cl * plan.hp * plan.wp * 4 > MAX_XQ_BYTES:
         return None
-    plan.flat = (kh, kw) == (1, 1) and plan.stride == (1, 1) and not plan.padded and cl > 1
+    plan.flat = (kh, kw) == (1, 1) and cl > 1 and (plan.collapsed or PLANE_TILES)
     width = oh * ow if plan.flat else ow
     wide_panel = cb * cl * kh * kw * WIDE[0] * LANES * 4
     wide = (o // LANES) % WIDE[0] == 0 and width > NARROW_ROWS and wide_panel <= WIDE_PANEL_BYTES
@@ -222,7 +250,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     vt = VectorType(f32, [LANES])
     zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
     xq = em.local_buffer([plan.cb, plan.hp, plan.wp, plan.cl], f32) if plan.padded else None
-    x_flat = _collapsed_pixels(em, x) if plan.flat else None
+    x_flat = _collapsed_pixels(em, x) if plan.collapsed else None
     mr, nb, nr = plan.mr, plan.nb, plan.nb * LANES
     taps = plan.kh * plan.kw * plan.cl
     cbk = channel_block(plan.cb, taps)  # input blocks per accumulation block
@@ -230,8 +258,28 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     epilogue_v = VectorEpilogue.plan(conv, root, em.sources, (4,))
     # The register tile goes through a stack tile when block sums add up
     # there, or when the scalar epilogue reads it.
-    tile = em.local_buffer([mr, nr], f32) if nblocks > 1 or epilogue_v is None else None
-    mid = em.local_buffer([mr, nr], f32) if nblocks > TWO_LEVEL_BLOCKS else None
+    width = plan.oh * plan.ow if plan.flat else plan.ow
+    full_tiles, rem = divmod(width, mr)
+    full_panels, last_blocks = divmod(plan.o // LANES, nb)
+    # Strips: a flat plane in runs of about STRIP_PIXELS (the last one takes
+    # the short tile), else whole rows, as many as divide the plane within
+    # STRIP_PIXELS, or single tiles when a row is longer (or a flat plane's
+    # panel small).
+    tile_strips = not plan.flat and plan.ow > STRIP_PIXELS
+    if plan.flat:
+        panel = plan.cb * plan.cl * nr * 4
+        strip_tiles = max(1, STRIP_PIXELS // mr) if panel >= MIN_STRIP_PANEL_BYTES else 1
+        strips = max(1, -(-full_tiles // strip_tiles))
+        strip_px = max(strip_tiles * mr, width - (strips - 1) * strip_tiles * mr)
+        strip_rows = 1
+    elif tile_strips:
+        strip_rows, strips, strip_tiles, strip_px = 1, plan.oh, 1, mr
+    else:
+        strip_rows = max(d for d in range(1, plan.oh + 1) if plan.oh % d == 0 and d * plan.ow <= STRIP_PIXELS)
+        strips = plan.oh // strip_rows
+        strip_tiles, strip_px = full_tiles, strip_rows * plan.ow
+    tile = em.local_buffer([strip_px, nr], f32) if nblocks > 1 or epilogue_v is None else None
+    mid = em.local_buffer([strip_px, nr], f32) if nblocks > TWO_LEVEL_BLOCKS else None
     # Blocks per mid-level sum: about sqrt(blocks), a divisor when one is near
     # (one copy of the block loop, no remainder group).
     group = max(2, round(nblocks**0.5))
@@ -266,97 +314,138 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
             ib = em.idx_add(ib0, iv["ib"])
             ky, kx = iv.get("ky", em.index(0)), iv.get("kx", em.index(0))
             ci = em.idx_add(em.idx_mul(iv["c4"], UNROLL_CI), iv["c1"]) if "c4" in iv else iv.get("ci", em.index(0))
-            iy = em.idx_add(em.idx_mul(oy, sy), ky)
+            iy = em.idx_add(em.idx_mul(oy, sy), ky) if oy is not None else None
             ws = [em.emit_here(vector.LoadOp(plan.packed, [p, ib, ky, kx, ci, em.index(v * LANES)], vt)).results[0]
                   for v in range(nvec)]  # fmt: skip
             nxt = list(accs)
             for r in range(rows):
-                ix = em.idx_add(em.idx_mul(idx_plus(em, ox0, r), sx), kx)
-                av = em.emit(vector.BroadcastOp(a_load(n, ib, iy, ix, ci), vt)).results[0]
+                px, row = idx_plus(em, ox0, r), iy
+                if oy is None and x_flat is None:  # a plane tile: each pixel's own row
+                    row = em.idx_add(em.idx_mul(em.idx_div(px, plan.ow), sy), ky)
+                    px = em.idx_rem(px, plan.ow)
+                ix = em.idx_add(em.idx_mul(px, sx), kx)
+                av = em.emit(vector.BroadcastOp(a_load(n, ib, row, ix, ci), vt)).results[0]
                 for v in range(nvec):
                     nxt[r * nvec + v] = em.emit(vector.FMAOp(av, ws[v], nxt[r * nvec + v])).results[0]
             return nxt
 
         return em.reduce(extents, [zero_v] * (rows * nvec), body, unroll)
 
-    def at(r: int, v: int) -> list[SSAValue]:
-        return [em.index(r), em.index(v * LANES)]
+    def at(off: SSAValue, r: int, v: int) -> list[SSAValue]:
+        return [idx_plus(em, off, r), em.index(v * LANES)]
 
-    def add_into(buf: SSAValue, accs: list[SSAValue], rows: int, nvec: int) -> None:
+    def add_into(buf: SSAValue, off: SSAValue, accs: list[SSAValue], rows: int, nvec: int) -> None:
         for r in range(rows):
             for v in range(nvec):
-                old = em.emit_here(vector.LoadOp(buf, at(r, v), vt)).results[0]
-                em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], buf, at(r, v)))
+                old = em.emit_here(vector.LoadOp(buf, at(off, r, v), vt)).results[0]
+                new = em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0]
+                em.emit_here(vector.StoreOp(new, buf, at(off, r, v)))
 
-    def clear(buf: SSAValue, rows: int, nvec: int) -> None:
+    def clear(buf: SSAValue, off: SSAValue, rows: int, nvec: int) -> None:
         for r in range(rows):
             for v in range(nvec):
-                em.emit_here(vector.StoreOp(zero_v, buf, at(r, v)))
+                em.emit_here(vector.StoreOp(zero_v, buf, at(off, r, v)))
 
-    def tile_row(n, p, oy, ox0, rows: int, nvec: int) -> None:
-        """One register tile: ``rows`` pixels from ``ox0`` of row ``oy`` (of
-        the flat plane when ``oy`` is None), ``nvec`` blocks of panel ``p``."""
-        y = em.index(0) if oy is None else oy
-        if nblocks == 1:
-            accs = block_sum(n, p, y, ox0, rows, nvec, em.index(0), plan.cb)
-            if tile is not None:
-                for r in range(rows):
-                    for v in range(nvec):
-                        em.emit_here(vector.StoreOp(accs[r * nvec + v], tile, at(r, v)))
-        else:
-            clear(tile, rows, nvec)
-            if mid is None:
-                em.loop_blocks(plan.cb, cbk, lambda ib0, c: add_into(tile, block_sum(n, p, y, ox0, rows, nvec, ib0, c), rows, nvec))
-            else:
+    def loaded(buf: SSAValue, off: SSAValue, rows: int, nvec: int) -> list[SSAValue]:
+        return [em.emit_here(vector.LoadOp(buf, at(off, r, v), vt)).results[0] for r in range(rows) for v in range(nvec)]
 
-                def grouped(g0: SSAValue, count: int) -> None:
-                    clear(mid, rows, nvec)
-                    em.loop_blocks(count, cbk, lambda ib0, c: add_into(
-                        mid, block_sum(n, p, y, ox0, rows, nvec, em.idx_add(g0, ib0), c), rows, nvec))
-                    part = [em.emit_here(vector.LoadOp(mid, at(r, v), vt)).results[0] for r in range(rows) for v in range(nvec)]
-                    add_into(tile, part, rows, nvec)
-
-                em.loop_blocks(plan.cb, group * cbk, grouped)
-            accs = None
+    def finish(n, p, pos: tuple, rows: int, nvec: int, accs: list[SSAValue] | None) -> None:
+        """The epilogue of the register tile at ``pos`` (see ``strip``): its
+        sums in ``accs`` or in the strip's tile buffer."""
+        oy, x0, off = pos
         for r in range(rows):
-            px = idx_plus(em, ox0, r)
+            px = idx_plus(em, x0, r)
             yy, xx = (em.idx_div(px, plan.ow), em.idx_rem(px, plan.ow)) if oy is None else (oy, px)
             for v in range(nvec):
                 blk = idx_plus(em, em.idx_mul(p, nb), v)
                 if epilogue_v is not None:
                     idx = [n, blk, yy, xx, em.index(0)]
-                    t = accs[r * nvec + v] if accs is not None else em.emit_here(vector.LoadOp(tile, at(r, v), vt)).results[0]
+                    t = accs[r * nvec + v] if accs is not None else em.emit_here(vector.LoadOp(tile, at(off, r, v), vt)).results[0]
                     em.emit_here(vector.StoreOp(epilogue_v.emit(em, idx, t, LANES), out, idx))
                 else:
                     em.loop(LANES, lambda c, r=r, v=v, yy=yy, xx=xx, blk=blk: store_from_tile(
-                        em, root, out, (conv, (n, blk, yy, xx, c), tile, em.index(r), idx_plus(em, c, v * LANES))))
+                        em, root, out, (conv, (n, blk, yy, xx, c), tile, idx_plus(em, off, r), idx_plus(em, c, v * LANES))))
 
-    width = plan.oh * plan.ow if plan.flat else plan.ow
-    full_tiles, rem = divmod(width, mr)
-    full_panels, last = divmod(plan.o // LANES, nb)
+    def strip(n, p, oy0: SSAValue | None, x0: SSAValue, count: int, rem: int, rows: int, nvec: int) -> None:
+        """The register tiles of one strip, ``nvec`` blocks of panel ``p``:
+        ``rows`` rows from ``oy0`` (one of the flat plane: None), each
+        ``count`` tiles of ``mr`` pixels and one of ``rem`` from pixel
+        ``x0``.  Each accumulation block of the weights runs over all of
+        them while it is in L1.  A tile's position is (its row or None, its
+        first pixel, its offset in the strip's buffers)."""
+
+        def each_tile(fn) -> None:
+            def row(r: SSAValue) -> None:
+                oy = None if oy0 is None else em.idx_add(oy0, r)
+                start = em.idx_mul(r, count * mr + rem)
+                if count:
+                    em.loop(count, lambda t: fn((oy, em.idx_add(x0, em.idx_mul(t, mr)), em.idx_add(start, em.idx_mul(t, mr))), mr))
+                if rem:
+                    fn((oy, idx_plus(em, x0, count * mr), idx_plus(em, start, count * mr)), rem)
+
+            em.loop(rows, row)
+
+        def sums(pos: tuple, size: int, ib0: SSAValue, blocks: int) -> list[SSAValue]:
+            oy, x, _ = pos
+            return block_sum(n, p, oy, x, size, nvec, ib0, blocks)
+
+        if nblocks == 1:
+
+            def whole(pos: tuple, size: int) -> None:
+                accs = sums(pos, size, em.index(0), plan.cb)
+                if tile is not None:
+                    for r in range(size):
+                        for v in range(nvec):
+                            em.emit_here(vector.StoreOp(accs[r * nvec + v], tile, at(pos[2], r, v)))
+                finish(n, p, pos, size, nvec, accs)
+
+            each_tile(whole)
+            return
+        each_tile(lambda pos, size: clear(tile, pos[2], size, nvec))
+        if mid is None:
+            em.loop_blocks(plan.cb, cbk, lambda ib0, c: each_tile(
+                lambda pos, size: add_into(tile, pos[2], sums(pos, size, ib0, c), size, nvec)))
+        else:
+
+            def grouped(g0: SSAValue, blocks: int) -> None:
+                each_tile(lambda pos, size: clear(mid, pos[2], size, nvec))
+                em.loop_blocks(blocks, cbk, lambda ib0, c: each_tile(
+                    lambda pos, size: add_into(mid, pos[2], sums(pos, size, em.idx_add(g0, ib0), c), size, nvec)))
+                each_tile(lambda pos, size: add_into(tile, pos[2], loaded(mid, pos[2], size, nvec), size, nvec))
+
+            em.loop_blocks(plan.cb, group * cbk, grouped)
+        each_tile(lambda pos, size: finish(n, p, pos, size, nvec, None))
+
     k = plan.cb * plan.cl * plan.kh * plan.kw
-    rows = full_tiles if plan.flat else plan.oh
-    by_panels = split_panels(rows, full_panels, plan.o * k, plan.cb * plan.cl * plan.hp * plan.wp)
+    by_panels = split_panels(strips, full_panels, plan.o * k, plan.cb * plan.cl * plan.hp * plan.wp)
 
     def rows_of(n, p, nvec: int) -> None:
-        def tiles(oy) -> None:
-            if full_tiles:
-                em.loop(full_tiles, lambda t: tile_row(n, p, oy, em.idx_mul(t, mr), mr, nvec), parallel=oy is None)
-            if rem:
-                tile_row(n, p, oy, em.index(full_tiles * mr), rem, nvec)
-
         if plan.flat:
-            tiles(None)
+            size = strip_tiles * mr
+            if strips > 1:
+                em.loop(strips - 1, lambda s: strip(n, p, None, em.idx_mul(s, size), strip_tiles, 0, 1, nvec), parallel=True)
+            last = full_tiles - (strips - 1) * strip_tiles
+            strip(n, p, None, em.index((strips - 1) * size), last, rem, 1, nvec)
+        elif tile_strips:
+
+            def row(oy: SSAValue) -> None:
+                if full_tiles:
+                    em.loop(full_tiles, lambda t: strip(n, p, oy, em.idx_mul(t, mr), 1, 0, 1, nvec))
+                if rem:
+                    strip(n, p, oy, em.index(full_tiles * mr), 0, rem, 1, nvec)
+
+            em.loop(plan.oh, row, parallel=True)
         else:
-            em.loop(plan.oh, tiles, parallel=True)
+            em.loop(strips, lambda s: strip(n, p, em.idx_mul(s, strip_rows), em.index(0), full_tiles, rem, strip_rows, nvec),
+                    parallel=True)  # fmt: skip
 
     def image(n):
         if xq is not None:
             emit_padded(em, plan, x, n, xq)
         if full_panels:
             em.loop(full_panels, lambda p: rows_of(n, p, nb), parallel=by_panels)
-        if last:
-            rows_of(n, em.index(full_panels), last)
+        if last_blocks:
+            rows_of(n, em.index(full_panels), last_blocks)
 
     em.loop(plan.n, image)
 
@@ -377,6 +466,24 @@ def _reorder_nchw(em: KernelEmitter, op: graph.ReorderNchwOp, _: int, idx: list[
     n, c, y, x = idx
     b = tensor_of(op.input).get_shape()[4]
     return em.value_at(op.input, [n, em.idx_div(c, b), y, x, em.idx_rem(c, b)])
+
+
+@register_compute_rule(graph.MaxPool2dNchwcOp)
+def _max_pool2d_nchwc(em: KernelEmitter, op: graph.MaxPool2dNchwcOp, _: int, idx: list[SSAValue]) -> SSAValue:
+    """Window maximum of one channel of a block; out-of-bounds taps read as
+    -inf.  The channels are the innermost, contiguous loop (LLVM vectorises it)."""
+    n, cb, y, x, c = idx
+    _, _, h, w, _ = tensor_of(op.input).get_shape()
+    t = elem_type(op.result)
+    low = em.scalar_constant(lowest(t), t)
+    win = Window(em, op, [y, x], [h, w])
+
+    def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+        (ih, iw), ok = win.at(*ivs)
+        v = em.value_at(op.input, [n, cb, ih, iw, c])
+        return s_max(em, acc, v if ok is None else select(em, ok, v, low))
+
+    return reduce_dims(em, op.kernel_values, low, body, window_unroll(*op.kernel_values))
 
 
 @register_compute_rule(graph.Conv2dNchwcOp)

@@ -1,9 +1,11 @@
 """``layout-nchwc``: chains of inference convs in the blocked NCHWc layout.
 
 A ``graph.conv2d`` with one group, a constant weight, unit dilations and
-input and output channels that are multiples of 16 becomes a
-``graph.conv2d_nchwc`` (``dialects/graph/blocked.py``), and so do the
-elementwise ops after it (bias add, scale and shift, relu, clip, the
+input and output channels that are multiples of 16 (or an input of fewer
+than 16 channels, read as it is: a network's stem) becomes a
+``graph.conv2d_nchwc`` (``dialects/graph/blocked.py``), a max-pool of a
+blocked value a ``graph.max_pool2d_nchwc``, and so do the elementwise ops
+after them (bias add, scale and shift, relu, clip, the
 residual add...): their blocked operands are used as they are, a constant
 is re-laid out at compile time (a per-channel ``[C, 1, 1]`` bias becomes
 ``[C/16, 1, 1, 16]``), another NCHW operand of the full shape is reordered.
@@ -46,13 +48,29 @@ def _nchw_blockable(v: SSAValue) -> bool:
     return t.element_type == f32 and len(shape) == 4 and shape[1] % BLOCK == 0 and shape[1] > 0
 
 
+def _few_channels(v: SSAValue) -> bool:
+    """An f32 NCHW input of fewer than 16 channels (a network's image), which
+    ``conv2d_nchwc`` reads as it is."""
+    t = tensor_of(v)
+    shape = t.get_shape()
+    return t.element_type == f32 and len(shape) == 4 and 0 < shape[1] < BLOCK
+
+
 def _seed_conv(op: Operation) -> bool:
     """A conv the micro-kernel takes: one group, constant weight, unit
-    dilations, blockable input and output."""
+    dilations, a blockable output and a blockable (or few-channel) input."""
     return (
         isinstance(op, graph.Conv2dOp) and op.group_count == 1 and op.dilation_values == (1, 1)
         and isinstance(op.weight.owner, graph.ConstantOp)
-        and _nchw_blockable(op.input) and _nchw_blockable(op.result)
+        and (_nchw_blockable(op.input) or _few_channels(op.input)) and _nchw_blockable(op.result)
+    )  # fmt: skip
+
+
+def _blocked_pool(op: Operation, blocked: set[SSAValue]) -> bool:
+    """A max-pool of a blocked value that ``max_pool2d_nchwc`` computes."""
+    return (
+        isinstance(op, graph.MaxPool2dOp) and op.input in blocked and op.dilation_values == (1, 1)
+        and not op.is_ceil_mode
     )  # fmt: skip
 
 
@@ -113,7 +131,7 @@ class _Layout:
         blocked: set[SSAValue] = set()
         chosen: list[Operation] = []
         for op in self.fn.body.block.ops:
-            if _seed_conv(op) or self._elementwise(op, blocked):
+            if _seed_conv(op) or self._elementwise(op, blocked) or _blocked_pool(op, blocked):
                 chosen.append(op)
                 blocked.add(op.results[0])
         # Connected chains (through blocked values), union-find.
@@ -186,8 +204,10 @@ class _Layout:
         for op in ops:
             out_shape = tuple(tensor_of(op.results[0]).get_shape())
             if isinstance(op, graph.Conv2dOp):
-                x = blocked_operand(op.input, op, tuple(tensor_of(op.input).get_shape()))
+                x = op.input if _few_channels(op.input) else blocked_operand(op.input, op, tuple(tensor_of(op.input).get_shape()))
                 new = graph.Conv2dNchwcOp(x, op.weight, op.stride_values, op.pad_values, op.dilation_values, BLOCK)
+            elif isinstance(op, graph.MaxPool2dOp):
+                new = graph.MaxPool2dNchwcOp(block_of[op.input], op.kernel_values, op.stride_values, op.pad_values)
             else:
                 operands = [blocked_operand(v, op, out_shape) for v in op.operands]
                 shape = np.broadcast_shapes(*[tuple(tensor_of(v).get_shape()) for v in operands])

@@ -189,6 +189,7 @@ from .blocked import (
     ReorderNchwcOp,
     ReorderNchwOp,
     Conv2dNchwcOp,
+    MaxPool2dNchwcOp,
     to_blocked,
     from_blocked,
 )

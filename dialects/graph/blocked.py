@@ -9,11 +9,16 @@ tile writes a short run into each of hundreds of channel rows.  The ops:
     %y = graph.conv2d_nchwc %b, %w {strides = ..., padding = ..., dilations = ..., block = 16 : i64}
            : (tensor<1x2x8x8x16xf32>, tensor<64x32x3x3xf32>) -> tensor<1x4x8x8x16xf32>
 
+    %p = graph.max_pool2d_nchwc %b {kernel = ..., strides = ..., padding = ...}
+           : (tensor<1x4x112x112x16xf32>) -> tensor<1x4x56x56x16xf32>
+
 ``conv2d_nchwc`` is ``reorder_nchwc(conv2d(unblocked input, w))`` with one
 group: its input is blocked (any block dividing C) or plain NCHW (the stem
 conv of a network, 3 channels), its weight stays OIHW (the lowering packs
 it), its output is blocked by ``block``.  Elementwise ops need no blocked
-form: they apply to the 5-D tensors as they are, a per-channel constant
+form: they apply to the 5-D tensors as they are; ``max_pool2d_nchwc`` is
+``reorder_nchwc(max_pool2d(reorder_nchw(x)))`` (unit dilations, no ceil
+mode), so a network's stem stays blocked through its pool, a per-channel constant
 becoming ``[C/b, 1, 1, b]`` (``transforms/layout_nchwc.py``).
 """
 
@@ -23,7 +28,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import IntegerAttr, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def
 from xdsl.utils.exceptions import VerifyException
@@ -32,7 +37,9 @@ from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.base import check_static_tensor, shape_str, tensor, tensor_of, tensor_of_type, type_str
 from graphopt.dialects.graph.families import UnaryTensorOp
 from graphopt.dialects.graph.properties import PropertyValue
-from graphopt.dialects.graph.window import DilatedWindowOp, check_window_props, pad_nchw, window_output_size, window_props
+from graphopt.dialects.graph.window import (
+    DilatedWindowOp, WindowOp, check_window_props, pad_nchw, window_output_size, window_props,
+)
 
 
 def _shape(op_name: str, what: str, t: Attribute, ranks: tuple[int, ...]) -> tuple[int, ...]:
@@ -171,4 +178,46 @@ class Conv2dNchwcOp(DilatedWindowOp):
         return [to_blocked(out, b)]
 
 
-__all__ = ["Conv2dNchwcOp", "ReorderNchwOp", "ReorderNchwcOp", "from_blocked", "to_blocked"]
+@irdl_op_definition
+class MaxPool2dNchwcOp(WindowOp, UnaryTensorOp):
+    """Window maximum over an NCHWc tensor, block by block: padding reads as
+    -inf (never wins), NaN propagates."""
+
+    name = "graph.max_pool2d_nchwc"
+    kernel = prop_def(DenseArrayBase)
+    kernel_values = PropertyValue(kernel)
+
+    def __init__(
+        self, input: SSAValue, kernel: Sequence[int], strides: Sequence[int] = (1, 1),
+        padding: Sequence[int] = (0, 0, 0, 0),
+    ):  # fmt: skip
+        super().__init__(operands=[input], properties={"kernel": kernel, "strides": strides, "padding": padding})
+
+    @classmethod
+    def infer_type(
+        cls, input: Attribute, kernel: Sequence[int], strides: Sequence[int], padding: Sequence[int]
+    ) -> TensorType:
+        name = cls.name
+        n, cb, h, w, b = _shape(name, "input", input, (5,))
+        if len(kernel) != 2 or min(kernel) < 1:
+            raise VerifyException(f"{name}: kernel must be 2 positive ints, got {list(kernel)}")
+        check_window_props(name, strides, padding, (1, 1))
+        if any(padding[d] >= kernel[d] or padding[d + 2] >= kernel[d] for d in range(2)):
+            raise VerifyException(f"{name}: padding {list(padding)} must be smaller than the kernel {list(kernel)}")
+        oh, ow = window_output_size(name, (h, w), kernel, strides, padding, (1, 1))
+        return tensor((n, cb, oh, ow, b), tensor_of_type(input).element_type)
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        (x,) = inputs
+        pt, pl, pb, pr = self.pad_values
+        xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr), (0, 0)), constant_values=-np.inf)
+        _, _, oh, ow, _ = tensor_of(self.result).get_shape()
+        kh, kw = self.kernel_values
+        out = None
+        for _, _, rs, cs in self.tap_slices(kh, kw, oh, ow):
+            view = xp[:, :, rs, cs]
+            out = view.copy() if out is None else np.maximum(out, view)
+        return [np.asarray(out, dtype=x.dtype, order="C")]
+
+
+__all__ = ["Conv2dNchwcOp", "MaxPool2dNchwcOp", "ReorderNchwOp", "ReorderNchwcOp", "from_blocked", "to_blocked"]

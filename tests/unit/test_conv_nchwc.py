@@ -100,8 +100,8 @@ def test_scalar_epilogue_and_input_weight() -> None:
 
 
 def _net(b: GraphBuilder, x, channels: int = 32):
-    """Two conv chains with a residual, a pool that stays NCHW in the middle,
-    a per-channel bias, a scalar scale and a spatial constant."""
+    """Two conv chains with a residual, a max-pool that stays blocked in the
+    middle, a per-channel bias, a scalar scale and a spatial constant."""
     c = b.constant
     y = b.relu(b.add(b.conv2d(x, c(rand(channels, 16, 3, 3) * 0.1), (1, 1), (1, 1, 1, 1)), c(rand(channels, 1, 1))))
     z = b.conv2d(y, c(rand(channels, channels, 1, 1) * 0.1))
@@ -119,13 +119,61 @@ def test_layout_pass_preserves_semantics() -> None:
     run_pipeline(m, "layout-nchwc{min-macs-per-reordered=0}")
     names = [op.name for op in m.walk()]
     assert names.count("graph.conv2d_nchwc") == 4 and "graph.conv2d" not in names
-    assert names.count("graph.reorder_nchw") == 2  # into the pool, out of the function
+    assert names.count("graph.max_pool2d_nchwc") == 1 and "graph.max_pool2d" not in names
+    assert names.count("graph.reorder_nchw") == 1  # out of the function
     xs = rand(1, 16, 8, 8)
     want = interpret(before, xs)[0]
     np.testing.assert_allclose(interpret(m, xs)[0], want, rtol=1e-5, atol=1e-5)
     for threads in (1, 2):
         got = graphopt.compile(m, opt_level=3, num_threads=threads)["f"](xs)
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_layout_pass_blocks_the_stem_and_its_pool() -> None:
+    """A conv on a 3-channel image reads it as it is (no reorder), and the
+    padded max-pool after it stays blocked."""
+    b = GraphBuilder("f")
+    x = b.input((1, 3, 20, 20))
+    c = b.constant
+    y = b.relu(b.conv2d(x, c(rand(32, 3, 5, 5) * 0.1), (2, 2), (2, 2, 2, 2)))
+    y = b.max_pool2d(y, (3, 3), strides=(2, 2), padding=(1, 1, 1, 1))
+    m = b.build(b.conv2d(y, c(rand(32, 32, 1, 1) * 0.1)))
+    before = m.clone()
+    run_pipeline(m, "layout-nchwc{min-macs-per-reordered=0}")
+    names = [op.name for op in m.walk()]
+    assert names.count("graph.conv2d_nchwc") == 2 and names.count("graph.max_pool2d_nchwc") == 1
+    assert "graph.reorder_nchwc" not in names and names.count("graph.reorder_nchw") == 1
+    xs = rand(1, 3, 20, 20)
+    want = interpret(before, xs)[0]
+    np.testing.assert_allclose(interpret(m, xs)[0], want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(graphopt.compile(m, opt_level=3)["f"](xs), want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kernel,stride,pad,threads", [((3, 3), 2, 1, 1), ((2, 2), 2, 0, 2), ((3, 3), 1, 1, 2)])
+def test_max_pool2d_nchwc_is_the_nchw_pool_blocked(kernel, stride, pad, threads) -> None:
+    """Bit for bit the NCHW max-pool between reorders (padding never wins,
+    a NaN propagates), compiled and in the reference."""
+    x = rand(1, 32, 9, 9)
+    x[0, 3, 4, 4] = np.nan
+    b = GraphBuilder("f")
+    xi = b.input(x.shape)
+    pads = (pad,) * 4
+    m = b.build(b.max_pool2d_nchwc(b.reorder_nchwc(xi, 16), kernel, (stride, stride), pads))
+    r = GraphBuilder("g")
+    ri = r.input(x.shape)
+    want = graph.to_blocked(interpret(r.build(r.max_pool2d(ri, kernel, (stride, stride), pads)), x)[0], 16)
+    np.testing.assert_array_equal(interpret(m, x)[0], want)
+    np.testing.assert_array_equal(graphopt.compile(m, opt_level=3, num_threads=threads)["f"](x), want)
+
+
+def test_max_pool2d_nchwc_gradient() -> None:
+    """Distinct values (no ties): the gradient goes to each window's maximum."""
+    inputs = [RNG.permutation(576).reshape(1, 16, 6, 6).astype(np.float64)]
+
+    def build(b, args):
+        return b.reorder_nchw(b.max_pool2d_nchwc(b.reorder_nchwc(args[0], 16), (3, 3), (2, 2), (1, 1, 1, 1)))
+
+    check_vjp(build_module(build, inputs), inputs, rng=RNG)
 
 
 def test_layout_pass_leaves_what_it_cannot_block() -> None:

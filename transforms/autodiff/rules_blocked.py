@@ -40,3 +40,11 @@ def _conv2d_nchwc(ctx: GradContext, op: graph.Conv2dNchwcOp, grads: Grads):
     if ctx.needs(1):
         dw = ctx.apply(graph.Conv2dGradFilterOp, x, g, shape_of(op.weight)[2:], **window)
     return [dx, dw]
+
+
+@register_gradient_rule(graph.MaxPool2dNchwcOp)
+def _max_pool2d_nchwc(ctx: GradContext, op: graph.MaxPool2dNchwcOp, grads: Grads):
+    """The NCHW max-pool's gradient, between reorders."""
+    x, g = ctx.apply(graph.ReorderNchwOp, op.input), ctx.apply(graph.ReorderNchwOp, grads[0])
+    dx = ctx.apply(graph.MaxPool2dGradOp, x, g, op.kernel_values, op.stride_values, op.pad_values, (1, 1))
+    return [ctx.apply(graph.ReorderNchwcOp, dx, shape_of(op.input)[4])]

@@ -39,3 +39,19 @@ func.func @conv_input_rank(%x: tensor<4x4x16xf32>, %w: tensor<16x16x1x1xf32>) ->
   %y = graph.conv2d_nchwc %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, block = 16 : i64} : (tensor<4x4x16xf32>, tensor<16x16x1x1xf32>) -> tensor<1x1x4x4x16xf32>
   func.return %y : tensor<1x1x4x4x16xf32>
 }
+
+// -----
+
+func.func @pool_input_rank(%x: tensor<1x64x8x8xf32>) -> tensor<1x4x4x4x16xf32> {
+  // expected-error @+1 {{graph.max_pool2d_nchwc: input must have rank 5 (NCHWc), got 1x64x8x8xf32}}
+  %p = graph.max_pool2d_nchwc %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x64x8x8xf32>) -> tensor<1x4x4x4x16xf32>
+  func.return %p : tensor<1x4x4x4x16xf32>
+}
+
+// -----
+
+func.func @pool_padding(%x: tensor<1x4x8x8x16xf32>) -> tensor<1x4x5x5x16xf32> {
+  // expected-error @+1 {{graph.max_pool2d_nchwc: padding [2, 2, 2, 2] must be smaller than the kernel [2, 2]}}
+  %p = graph.max_pool2d_nchwc %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 2, 2, 2, 2>} : (tensor<1x4x8x8x16xf32>) -> tensor<1x4x5x5x16xf32>
+  func.return %p : tensor<1x4x5x5x16xf32>
+}

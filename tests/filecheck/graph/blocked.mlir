@@ -15,3 +15,11 @@ func.func @blocked(%x: tensor<1x32x8x8xf32>, %w: tensor<64x32x3x3xf32>, %s: tens
   %r = graph.reorder_nchw %y : (tensor<1x4x8x8x16xf32>) -> tensor<1x64x8x8xf32>
   func.return %r, %z : tensor<1x64x8x8xf32>, tensor<1x1x4x4x16xf32>
 }
+
+// CHECK-LABEL: func.func @blocked_pool
+// CHECK-SAME:  (%[[X:.*]]: tensor<1x4x8x8x16xf32>)
+// CHECK:       graph.max_pool2d_nchwc %[[X]] {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8x16xf32>) -> tensor<1x4x4x4x16xf32>
+func.func @blocked_pool(%x: tensor<1x4x8x8x16xf32>) -> tensor<1x4x4x4x16xf32> {
+  %p = graph.max_pool2d_nchwc %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8x16xf32>) -> tensor<1x4x4x4x16xf32>
+  func.return %p : tensor<1x4x4x4x16xf32>
+}

@@ -44,3 +44,22 @@ func.func @unchanged(%x: tensor<1x32x4x4xf32>) -> (tensor<1x32x4x4xf32>, tensor<
   %d = graph.conv2d %c, %w2 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x4x4xf32>, tensor<24x32x1x1xf32>) -> tensor<1x24x4x4xf32>
   func.return %c, %d : tensor<1x32x4x4xf32>, tensor<1x24x4x4xf32>
 }
+
+// A stem: the conv reads the 3-channel image as it is, the max-pool after
+// it stays blocked, so no reorder comes in.
+// CHECK-LABEL: func.func @stem
+// CHECK-SAME:  (%[[X:.*]]: tensor<1x3x8x8xf32>)
+// CHECK-NOT:   graph.reorder_nchwc
+// CHECK:       %[[C0:.*]] = graph.conv2d_nchwc %[[X]], %{{.*}} {{.*}} -> tensor<1x1x4x4x16xf32>
+// CHECK:       %[[P:.*]] = graph.max_pool2d_nchwc %[[C0]] {{.*}} : (tensor<1x1x4x4x16xf32>) -> tensor<1x1x2x2x16xf32>
+// CHECK:       %[[C1:.*]] = graph.conv2d_nchwc %[[P]], %{{.*}} {{.*}} -> tensor<1x1x2x2x16xf32>
+// CHECK:       %[[Y:.*]] = graph.reorder_nchw %[[C1]]
+// CHECK:       func.return %[[Y]]
+func.func @stem(%x: tensor<1x3x8x8xf32>) -> tensor<1x16x2x2xf32> {
+  %w0 = graph.constant splat 0.5 : tensor<16x3x3x3xf32>
+  %c0 = graph.conv2d %x, %w0 {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x4x4xf32>
+  %p = graph.max_pool2d %c0 {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x16x4x4xf32>) -> tensor<1x16x2x2xf32>
+  %w1 = graph.constant splat 0.5 : tensor<16x16x1x1xf32>
+  %c1 = graph.conv2d %p, %w1 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x16x2x2xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x2x2xf32>
+  func.return %c1 : tensor<1x16x2x2xf32>
+}
