@@ -86,127 +86,143 @@ class _Shape:
     values: list[int]
 
 
-def _free_raw_positions(gep: llvm.GEPOp) -> set[int]:
-    """The positions of a GEP's indices that may be values: the first (over
-    the pointer) and those into arrays, not into structs or vectors."""
-    free, t = {0}, gep.properties["elem_type"]
-    for position in range(1, len(gep.properties["rawConstantIndices"])):
-        if not isinstance(t, llvm.LLVMArrayType):
-            break
-        free.add(position)
-        t = t.type
-    return free
-
-
-class _Interner:
-    """What an op is apart from its operands (class, properties, attributes,
-    result types) as a small number, looked up by the identity of those
-    attributes first: hashing an xDSL attribute is a Python call, and the
-    conversion shares attribute objects among a module's tens of thousands
-    of ops.  Equal attributes that are distinct objects get one number too
-    (by value, once per distinct combination of objects)."""
+class _Keys:
+    """Keys functions (:meth:`shape`).  Attributes, and what an op is apart
+    from its operands (class, properties, attributes, result types), are
+    numbered, looked up by the identity of their attribute objects first:
+    hashing an xDSL attribute is a Python call, and the conversion shares
+    attribute objects among a module's tens of thousands of ops.  Equal
+    attributes that are distinct objects get one number too (by value, once
+    per distinct object or combination of objects).  The IR is not changed
+    while functions are keyed, so the identities stay valid."""
 
     def __init__(self) -> None:
-        self._by_ids: dict[tuple, int] = {}
-        self._by_value: dict[tuple, int] = {}
-
-    def op(self, op: Operation, properties: dict[str, Attribute]) -> int:
-        attributes = op.attributes
-        result_types = [r.type for r in op.results]
-        ids = (
-            type(op), tuple(properties), tuple(map(id, properties.values())),
-            tuple(attributes), tuple(map(id, attributes.values())), tuple(map(id, result_types)),
-        )  # fmt: skip
-        number = self._by_ids.get(ids)
-        if number is None:
-            value = (type(op), tuple(properties.items()), tuple(attributes.items()), tuple(result_types))
-            number = self._by_ids[ids] = self._by_value.setdefault(value, len(self._by_value))
-        return number
+        self._attribute_by_id: dict[int, tuple[Attribute, int]] = {}
+        self._attribute_by_value: dict[Attribute, int] = {}
+        self._op_by_ids: dict[tuple, int] = {}
+        self._op_by_value: dict[tuple, int] = {}
+        self._raw_indices: dict[int, tuple[DenseArrayBase, tuple[int, ...]]] = {}
 
     def attribute(self, attr: Attribute) -> int:
-        """One attribute's number (its identity is the key's first part)."""
-        return self.op_free(attr)
+        hit = self._attribute_by_id.get(id(attr))
+        if hit is None:
+            number = self._attribute_by_value.setdefault(attr, len(self._attribute_by_value))
+            hit = self._attribute_by_id[id(attr)] = (attr, number)  # holds attr: its id stays its own
+        return hit[1]
 
-    def op_free(self, attr: Attribute) -> int:
-        number = self._by_ids.get((id(attr),))
+    def op(self, op: Operation, properties: dict[str, Attribute]) -> int:
+        """The number of ``op`` but for its operands and successors."""
+        attribute = self.attribute
+        results = tuple(attribute(r._type) for r in op.results)  # noqa: SLF001
+        attributes = op.attributes
+        ids = (type(op), *properties, *map(id, properties.values()), *results)
+        if attributes:
+            ids += ("attributes", *attributes, *map(id, attributes.values()))
+        number = self._op_by_ids.get(ids)
         if number is None:
-            number = self._by_ids[(id(attr),)] = self._by_value.setdefault((attr,), len(self._by_value))
+            value = (type(op), tuple(properties.items()), tuple(attributes.items()), results)
+            number = self._op_by_ids[ids] = self._op_by_value.setdefault(value, len(self._op_by_value))
         return number
 
+    def raw_indices(self, gep: Operation) -> tuple[int, ...]:
+        array = gep.properties["rawConstantIndices"]
+        hit = self._raw_indices.get(id(array))
+        if hit is None:
+            hit = self._raw_indices[id(array)] = (array, tuple(array.get_values()))
+        return hit[1]
 
-def _shape(fn: llvm.FuncOp, number: _Interner) -> _Shape | None:
-    """The key and free constants of ``fn``; ``None`` if it is not to be merged."""
-    if fn.linkage.linkage.data != "internal" or not fn.body.blocks:
-        return None
-    ids: dict[int, int] = {}  # by id(value or block)
-    constants: dict[int, llvm.ConstantOp] = {}
-    sites: list[tuple[Operation, int]] = []
-    types: list[Attribute] = []
-    values: list[int] = []
-    attribute = number.attribute
-    parts: list[Hashable] = [
-        tuple((k, attribute(v)) for k, v in fn.properties.items() if k != "sym_name"),
-        tuple((k, attribute(v)) for k, v in fn.attributes.items()),
-    ]
-    blocks = list(fn.body.blocks)
-    for block in blocks:  # successors may point forward
-        ids[id(block)] = len(ids)
-    ops = 0
-    for block in blocks:
-        for arg in block.args:
-            ids[id(arg)] = len(ids)
-        parts.append(tuple(attribute(arg.type) for arg in block.args))
-        for op in block.ops:
-            cls = type(op)
-            if cls is llvm.ConstantOp:
-                constants[id(op.results[0])] = op
-                continue
-            if op.regions or (cls is llvm.BrOp and _UNROLL_HINTS.intersection(loop_hints(op))):
-                return None
-            ops += 1
-            free = _FREE_OPERANDS.get(cls, ())
-            operands: list[Hashable] = []
-            for index, value in enumerate(op._operands):  # noqa: SLF001  (IRDL's accessors are slow)
-                known = ids.get(id(value))
-                if known is not None:
-                    operands.append(known)
+    def shape(self, fn: llvm.FuncOp) -> _Shape | None:
+        """The key and free constants of ``fn``; ``None`` if it is not to be merged."""
+        if fn.linkage.linkage.data != "internal" or not fn.body.blocks:
+            return None
+        attribute = self.attribute
+        ids: dict[int, int] = {}  # by id(value or block)
+        #: per constant result: (op, integer value or None, its operand as a
+        #: parameter, its operand as a constant)
+        constants: dict[int, tuple[llvm.ConstantOp, int | None, tuple, tuple]] = {}
+        sites: list[tuple[Operation, int]] = []
+        types: list[Attribute] = []
+        values: list[int] = []
+        parts: list[Hashable] = [
+            tuple((k, attribute(v)) for k, v in fn.properties.items() if k != "sym_name"),
+            tuple((k, attribute(v)) for k, v in fn.attributes.items()),
+        ]
+        blocks = list(fn.body.blocks)
+        for block in blocks:  # successors may point forward
+            ids[id(block)] = len(ids)
+        count, ops = len(ids), 0
+        for block in blocks:
+            for arg in block.args:
+                ids[id(arg)] = count
+                count += 1
+            parts.append(tuple(attribute(arg.type) for arg in block.args))
+            op = block.first_op
+            while op is not None:
+                cls = type(op)
+                if cls is llvm.ConstantOp:
+                    result = op.results[0]
+                    attr, t = op.properties["value"], result.type
+                    free = type(attr) is IntegerAttr and isinstance(t, IntegerType) and t.width.data in _PARAMETER_WIDTHS
+                    constants[id(result)] = (op, attr.value.data if free else None, (-1, attribute(t)), (-2, attribute(attr), attribute(t)))
+                    op = op._next_op  # noqa: SLF001
                     continue
-                const = constants.get(id(value))
-                if const is None:  # defined later in block order, or outside
+                if op.regions or (cls is llvm.BrOp and op.attributes and _UNROLL_HINTS.intersection(loop_hints(op))):
                     return None
-                attr, t = const.properties["value"], value.type
-                if index in free and type(attr) is IntegerAttr and isinstance(t, IntegerType) and t.width.data in _PARAMETER_WIDTHS:
-                    sites.append((op, index))
-                    types.append(t)
-                    values.append(attr.value.data)
-                    operands.append((-1, attribute(t)))
-                else:
-                    operands.append((-2, attribute(attr), attribute(t)))
-            properties = op.properties
-            raw_key: tuple = ()
-            if cls is llvm.GEPOp:
-                properties = dict(properties)
-                raw = properties.pop("rawConstantIndices").get_values()
-                free_raw = _free_raw_positions(op)
-                abstract: list[int | str] = []
-                for position, index in enumerate(raw):
-                    if index != llvm.GEP_USE_SSA_VAL and position in free_raw:
-                        sites.append((op, -1 - position))
-                        types.append(i32)
-                        values.append(index)
-                        abstract.append("free")
-                    else:
-                        abstract.append(index)
-                raw_key = tuple(abstract)
-            parts.append((
-                number.op(op, properties), raw_key, tuple(operands),
-                tuple(ids[id(b)] for b in op._successors),  # noqa: SLF001
-            ))  # fmt: skip
-            for r in op.results:
-                ids[id(r)] = len(ids)
-    if ops < MIN_OPS or not sites:
-        return None
-    return _Shape(fn, tuple(parts), sites, types, values)
+                ops += 1
+                operands = [ids.get(id(v)) for v in op._operands]  # noqa: SLF001  (IRDL's accessors are slow)
+                if None in operands:
+                    free_operands = _FREE_OPERANDS.get(cls, ())
+                    for index, value in enumerate(op._operands):  # noqa: SLF001
+                        if operands[index] is not None:
+                            continue
+                        const = constants.get(id(value))
+                        if const is None:  # defined later in block order, or outside
+                            return None
+                        if const[1] is not None and index in free_operands:
+                            sites.append((op, index))
+                            types.append(value.type)
+                            values.append(const[1])
+                            operands[index] = const[2]  # type: ignore[call-overload]
+                        else:
+                            operands[index] = const[3]  # type: ignore[call-overload]
+                properties = op.properties
+                raw: tuple = ()
+                if cls is llvm.GEPOp:
+                    raw = self.raw_indices(op)
+                    properties = {k: v for k, v in properties.items() if k != "rawConstantIndices"}
+                    free_raw = 1 + _array_levels(properties["elem_type"])
+                    abstract: list[int | str] = []
+                    for position, index in enumerate(raw):
+                        if index != llvm.GEP_USE_SSA_VAL and position < free_raw:
+                            sites.append((op, -1 - position))
+                            types.append(i32)
+                            values.append(index)
+                            abstract.append("free")
+                        else:
+                            abstract.append(index)
+                    raw = tuple(abstract)
+                successors = op._successors  # noqa: SLF001
+                parts.append((
+                    self.op(op, properties), raw, tuple(operands),
+                    tuple(ids[id(b)] for b in successors) if successors else (),
+                ))  # fmt: skip
+                for r in op.results:
+                    ids[id(r)] = count
+                    count += 1
+                op = op._next_op  # noqa: SLF001
+        if ops < MIN_OPS or not sites:
+            return None
+        return _Shape(fn, tuple(parts), sites, types, values)
+
+
+def _array_levels(t: Attribute) -> int:
+    """How many GEP indices after the first index into arrays (a struct's
+    field index or a vector's lane stays a constant)."""
+    levels = 0
+    while isinstance(t, llvm.LLVMArrayType):
+        levels += 1
+        t = t.type
+    return levels
 
 
 @dataclass(frozen=True)
@@ -315,11 +331,11 @@ def merge_constant_variants(module: ModuleOp, max_parameters: int = MAX_PARAMETE
     """Merge the module's internal functions equal up to free integer constants, in place."""
     groups: dict[Hashable, list[_Shape]] = {}
     names: set[str] = set()
-    number = _Interner()
+    keys = _Keys()
     for op in module.ops:
         if isinstance(op, llvm.FuncOp):
             names.add(op.sym_name.data)
-            shape = _shape(op, number)
+            shape = keys.shape(op)
             if shape is not None:
                 groups.setdefault(shape.key, []).append(shape)
     stats = MergeStatistics()
