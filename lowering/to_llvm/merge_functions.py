@@ -46,6 +46,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from graphopt.lowering.to_llvm.cf import loop_hints
+from graphopt.lowering.op_builder import build
 from graphopt.lowering.to_llvm.common import int_attr
 
 __all__ = ["MAX_PARAMETERS", "MergeFunctionsPass", "merge_constant_variants"]
@@ -99,8 +100,6 @@ class _Keys:
     def __init__(self) -> None:
         self._attribute_by_id: dict[int, tuple[Attribute, int]] = {}
         self._attribute_by_value: dict[Attribute, int] = {}
-        self._op_by_ids: dict[tuple, int] = {}
-        self._op_by_value: dict[tuple, int] = {}
         self._raw_indices: dict[int, tuple[DenseArrayBase, tuple[int, ...]]] = {}
 
     def attribute(self, attr: Attribute) -> int:
@@ -110,19 +109,14 @@ class _Keys:
             hit = self._attribute_by_id[id(attr)] = (attr, number)  # holds attr: its id stays its own
         return hit[1]
 
-    def op(self, op: Operation, properties: dict[str, Attribute]) -> int:
-        """The number of ``op`` but for its operands and successors."""
-        attribute = self.attribute
-        results = tuple(attribute(r._type) for r in op.results)  # noqa: SLF001
+    def op(self, op: Operation, properties: dict[str, Attribute]) -> tuple:
+        """What ``op`` is but for its operands and successors."""
+        number = self.attribute
+        described = (type(op), *properties, *map(number, properties.values()), *[number(r._type) for r in op.results])  # noqa: SLF001
         attributes = op.attributes
-        ids = (type(op), *properties, *map(id, properties.values()), *results)
         if attributes:
-            ids += ("attributes", *attributes, *map(id, attributes.values()))
-        number = self._op_by_ids.get(ids)
-        if number is None:
-            value = (type(op), tuple(properties.items()), tuple(attributes.items()), results)
-            number = self._op_by_ids[ids] = self._op_by_value.setdefault(value, len(self._op_by_value))
-        return number
+            described += ("attributes", *attributes, *map(number, attributes.values()))
+        return described
 
     def raw_indices(self, gep: Operation) -> tuple[int, ...]:
         array = gep.properties["rawConstantIndices"]
@@ -281,18 +275,19 @@ def _use_parameters(shape: _Shape, parameters: _Parameters, args: list[SSAValue]
         op.operands = operands
 
 
-def _thunk(fn: llvm.FuncOp, callee: str, constants: list[tuple[Attribute, int]]) -> Region:
-    """A body for ``fn`` that returns ``callee(args..., constants...)``."""
+def _thunk(fn: llvm.FuncOp, call_properties: dict[str, Attribute], constants: list[tuple[Attribute, int]]) -> Region:
+    """A body for ``fn`` that returns the merged function's result for its
+    arguments and ``constants`` (the call's properties are the group's)."""
     ft = fn.function_type
     block = Block(arg_types=ft.inputs.data)
     extra: list[SSAValue] = []
     for t, value in constants:
-        const = llvm.ConstantOp(int_attr(value, t), t)
+        const = build(llvm.ConstantOp, (), (t,), {"value": int_attr(value, t)})
         block.add_op(const)
         extra.append(const.results[0])
     void = isinstance(ft.output, llvm.LLVMVoidType)
-    call = llvm.CallOp(callee, *block.args, *extra, return_type=None if void else ft.output)
-    block.add_ops([call, llvm.ReturnOp(None if void else call.returned)])
+    call = build(llvm.CallOp, (*block.args, *extra), () if void else (ft.output,), call_properties)
+    block.add_ops([call, build(llvm.ReturnOp, call.results)])
     return Region(block)
 
 
@@ -310,11 +305,13 @@ def _merge(group: list[_Shape], parameters: _Parameters, name: str, module: Modu
         properties["arg_attrs"] = ArrayAttr([*first.arg_attrs.data, *(DictionaryAttr({}) for _ in parameters.types)])
     merged = llvm.FuncOp.create(properties=properties, attributes=dict(first.attributes), regions=[body])
     module.body.block.insert_op_before(merged, first)
+    void = isinstance(ft.output, llvm.LLVMVoidType)
+    call_properties = dict(llvm.CallOp(name, *entry.args, return_type=None if void else ft.output).properties)
     for member, shape in enumerate(group):
         if member:
             shape.fn.detach_region(shape.fn.body)
         constants = [(t, column[member]) for t, column in zip(parameters.types, parameters.columns)]
-        shape.fn.add_region(_thunk(shape.fn, name, constants))
+        shape.fn.add_region(_thunk(shape.fn, call_properties, constants))
 
 
 @dataclass
