@@ -109,6 +109,7 @@ def step_split(module: ModuleOp, level: str) -> dict[str, float]:
     from graphopt.lowering.expand_math import expand_math
     from graphopt.lowering.to_llvm import check_lowered, convert_in_one_walk, convert_scf_to_cf
     from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
+    from graphopt.lowering.to_llvm.merge_functions import merge_constant_variants
     from graphopt.lowering.to_llvm.parallel import outline_parallel
     from graphopt.plugins import available_passes, project_context
 
@@ -136,6 +137,7 @@ def step_split(module: ModuleOp, level: str) -> dict[str, float]:
         timed("scf-to-cf", lambda: convert_scf_to_cf(module))
         timed("expand-math", lambda: expand_math(module))
         timed("one walk", lambda: convert_in_one_walk(module))
+        timed("merge-functions", lambda: merge_constant_variants(module))
         timed("check", lambda: check_lowered(module))
         read_drivers(module)
         out = timed("print", lambda: emit_llvm_ir(module))

@@ -29,6 +29,7 @@ PASS_LOCATIONS: dict[str, tuple[str, str]] = {
     "convert-vector-to-llvm": ("graphopt.lowering.to_llvm.vector", "ConvertVectorToLLVMPass"),
     "convert-cf-to-llvm": ("graphopt.lowering.to_llvm.cf", "ConvertCfToLLVMPass"),
     "convert-func-to-llvm": ("graphopt.lowering.to_llvm.func", "ConvertFuncToLLVMPass"),
+    "merge-functions": ("graphopt.lowering.to_llvm.merge_functions", "MergeFunctionsPass"),
     "expand-math": ("graphopt.lowering.expand_math", "ExpandMathPass"),
 }
 

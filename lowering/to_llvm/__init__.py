@@ -18,7 +18,9 @@
    ``convert-cf-to-llvm``, ``convert-func-to-llvm`` (:mod:`.arith`,
    :mod:`.math`, :mod:`.vector`, :mod:`.memref`, :mod:`.cf`, :mod:`.func`);
 6. ``reconcile-unrealized-casts``: xDSL's pass removes the casts the
-   conversions placed between converted and not yet converted values.
+   conversions placed between converted and not yet converted values;
+7. ``merge-functions``: kernels equal up to integer constants become one
+   function taking them as parameters, and thunks (:mod:`.merge_functions`).
 
 The result holds only top-level ``llvm.func`` and ``llvm.mlir.global`` ops, so
 ``graph-opt -p lower-loop-to-llvm -t llvm`` prints LLVM IR (:mod:`.llvm_ir`),
@@ -51,6 +53,7 @@ from graphopt.lowering.to_llvm.llvm_ir import print_llvm_ir
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
 from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
+from graphopt.lowering.to_llvm.merge_functions import merge_constant_variants
 from graphopt.lowering.to_llvm.parallel import ConvertParallelToLLVMPass, outline_parallel
 from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
 from graphopt.transforms.levels import LOOP, require_level
@@ -105,6 +108,7 @@ class LowerLoopToLLVMPass(ModulePass):
         convert_scf_to_cf(op)
         expand_math(op)
         convert_in_one_walk(op, self.bounds_check)
+        merge_constant_variants(op)
         check_lowered(op)
 
 

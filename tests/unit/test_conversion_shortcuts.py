@@ -30,6 +30,7 @@ from graphopt.lowering.to_llvm.func import ConvertFuncToLLVMPass
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass
 from graphopt.lowering.to_llvm.math import ConvertMathToLLVMPass
 from graphopt.lowering.to_llvm.memref import ConvertMemRefToLLVMPass
+from graphopt.lowering.to_llvm.merge_functions import merge_constant_variants
 from graphopt.lowering.to_llvm.parallel import outline_parallel
 from graphopt.lowering.to_llvm.vector import ConvertVectorToLLVMPass
 from graphopt.runtime.compile import parse_file, run_pipeline
@@ -56,6 +57,7 @@ def step_by_step(module, bounds_check: bool) -> None:
     ):  # fmt: skip
         step.convert(module)
     ConversionPass.run(module, {UnrealizedConversionCastOp: ReconcileUnrealizedCastsPattern()})
+    merge_constant_variants(module)
     check_lowered(module)
 
 

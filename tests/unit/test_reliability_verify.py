@@ -69,6 +69,7 @@ def _at_level(level: str):
 #: The level each project pass runs at.
 PASS_LEVEL = {name: GRAPH for name in PASS_LOCATIONS}
 PASS_LEVEL["lower-loop-to-llvm"] = LOOP
+PASS_LEVEL["merge-functions"] = LLVM
 #: The steps of lower-loop-to-llvm run on loop-level and partly converted IR.
 LOWERED = {n for n in PASS_LOCATIONS if n.startswith("convert-") or n == "expand-math"}
 PASS_OPTIONS = {"autodiff": "autodiff{func=f}"}
