@@ -17,6 +17,7 @@ The built-in rules are here and in ``rules_*``.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Container, Sequence
 
 from xdsl.dialects import arith
@@ -38,6 +39,7 @@ from graphopt.dialects.graph import (
     UnaryElementwiseOp,
     tensor_of,
 )
+from graphopt.lowering.expand_math import emit_exp_nonpositive
 from graphopt.lowering.register_tile import tile_value
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError
 
@@ -370,14 +372,34 @@ def _softmax_order(op: graph.SoftmaxOp, _: int) -> list[int]:
 SOFTMAX_ROW_BUFFER_MAX = 16384
 
 
+def float_bits(value: float, t: Attribute) -> int:
+    """The bit pattern of ``value`` in float type ``t``, as a signed integer
+    of its width, mapped by :func:`ordered_bits`."""
+    fmt, ifmt = ("<f", "<i") if t == graph.f32 else ("<d", "<q")
+    bits = struct.unpack(ifmt, struct.pack(fmt, value))[0]
+    return bits ^ (((bits >> (t.bitwidth - 1)) & 1) * ((1 << (t.bitwidth - 1)) - 1))
+
+
+def ordered_bits(em: KernelEmitter, x: SSAValue, it: IntegerType) -> SSAValue:
+    """The bits of float (or already integer) ``x`` as a signed integer that
+    orders as the floats do (``-0 < +0``; a NaN beyond the infinity of its
+    sign): a
+    negative float's magnitude bits are flipped.  The map is its own inverse."""
+    bits = x if x.type == it else result(em.emit(arith.BitcastOp(x, it)))
+    width = it.width.data
+    sign = result(em.emit(arith.ShRSIOp(bits, em.scalar_constant(width - 1, it))))
+    flip = result(em.emit(arith.AndIOp(sign, em.scalar_constant((1 << (width - 1)) - 1, it))))
+    return result(em.emit(arith.XOrIOp(bits, flip)))
+
+
 def stable_row_stats(
     em: KernelEmitter, op: AxisNormalizationOp, idx: list[SSAValue], keep_exp: bool = False
-) -> tuple[Callable[[SSAValue], SSAValue], SSAValue, Callable[[SSAValue], SSAValue] | None]:
+) -> tuple[Callable[[SSAValue], SSAValue], SSAValue, Callable[[SSAValue], SSAValue]]:
     """For softmax-like ops along ``op``'s axis: ``shifted(k)`` = ``x[.., k, ..]
-    - max``, the row's ``sum(exp(shifted))`` and, with ``keep_exp``, when it
-    can, ``exp_at(k)`` reading the exps the sum loop stored (else ``None``).
-    The max and the sum are each computed once per row (cached on the other
-    indices, so hoisted out of the row's loop)."""
+    - max``, the row's ``sum(exp(shifted))`` and ``exp_at(k)`` = ``exp(shifted(k))``,
+    with ``keep_exp``, when it can, read from the row buffer the sum loop
+    stored the exps in.  The max and the sum are each computed once per row
+    (cached on the other indices, so hoisted out of the row's loop)."""
     axis = op.normalized_axis
     n = tensor_of(op.input).get_shape()[axis]
     t = elem_type(op.result)
@@ -398,27 +420,36 @@ def stable_row_stats(
         return [k if d == axis else v for d, v in enumerate(idx)]
 
     def row_max() -> SSAValue:
-        # maximumf (NaN-propagating): LLVM 22's LoopVectorize vectorises this
-        # reduction; on a maxnum one it fails an assertion at some trip
-        # counts and aborts the process (see lowering/to_llvm/cf.py), and
-        # keeping that loop scalar made softmax (128, 1024) 6x slower.  The
-        # results are those of maxnum: a NaN element makes the whole row's
-        # sum, and so every output of the row, NaN either way.
-        return em.reduce(
-            [n],
-            [em.scalar_constant(-math.inf, t)],
-            lambda ivs, accs: [result(em.emit(arith.MaximumfOp(accs[0], em.value_at(op.input, row(ivs[0])))))],
-        )[0]
+        # The max as a signed-integer max of the ordered bits (see
+        # ``ordered_bits``): LLVM widens it to one ``vpmaxsd`` per vector,
+        # where a ``maximumf`` reduction costs six instructions and a
+        # ``maxnumf`` one aborts LLVM 22's loop vectoriser (see
+        # lowering/to_llvm/cf.py).  It equals ``maximumf``'s max on every row
+        # without a NaN; on a row with a NaN the row's sum, and so every
+        # output of the row, is NaN whatever the max.
+        it = IntegerType(t.bitwidth)
+        start = em.scalar_constant(float_bits(-math.inf, t), it)
+        key = em.reduce(
+            [n], [start],
+            lambda ivs, accs: [s_max(em, accs[0], ordered_bits(em, em.value_at(op.input, row(ivs[0])), it))],
+        )[0]  # fmt: skip
+        return result(em.emit(arith.BitcastOp(ordered_bits(em, key, it), t)))
 
     m = em.cached(("row.max", op), outer, row_max)
 
     def shifted(k: SSAValue) -> SSAValue:
         return s_sub(em, em.value_at(op.input, row(k)), m)
 
+    def exp_shifted(k: SSAValue) -> SSAValue:
+        x = shifted(k)
+        if x.type == graph.f32:
+            return emit_exp_nonpositive(em.emit, x)
+        return s_exp(em, x)
+
     buf = em.cached(("row.exp", op), (), lambda: em.local_buffer([n], t)) if buffered else None
 
     def sum_step(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
-        e = s_exp(em, shifted(ivs[0]))
+        e = exp_shifted(ivs[0])
         if buf is not None:
             em.store(e, buf, [ivs[0]])
         return [s_acc(em, accs[0], e)]
@@ -427,7 +458,7 @@ def stable_row_stats(
         return em.reduce([n], [em.scalar_constant(0.0, t)], sum_step)[0]
 
     total = em.cached(("row.sum", op, buf is not None), outer, row_sum)
-    exp_at = None if buf is None else (lambda k: em.load(buf, [k]))
+    exp_at = exp_shifted if buf is None else (lambda k: em.load(buf, [k]))
     return shifted, total, exp_at
 
 
@@ -437,12 +468,10 @@ def _softmax(em: KernelEmitter, op: graph.SoftmaxOp, _: int, idx: list[SSAValue]
     once per row; the sum loop keeps each exp in a row buffer when the row is
     the innermost loop, so exp runs once per element.  The reciprocal costs at
     most 1 ulp against a division."""
-    shifted, total, exp_at = stable_row_stats(em, op, idx, keep_exp=True)
-    k = idx[op.normalized_axis]
+    _, total, exp_at = stable_row_stats(em, op, idx, keep_exp=True)
     t = elem_type(op.result)
     inv = em.cached(("softmax.inv", op), [total], lambda: s_div(em, em.scalar_constant(1.0, t), total))
-    e = exp_at(k) if exp_at is not None else s_exp(em, shifted(k))
-    return s_mul(em, e, inv)
+    return s_mul(em, exp_at(idx[op.normalized_axis]), inv)
 
 
 # --------------------------------------------------------------------------
