@@ -17,7 +17,6 @@ The built-in rules are here and in ``rules_*``.
 from __future__ import annotations
 
 import math
-import struct
 from collections.abc import Callable, Container, Sequence
 
 from xdsl.dialects import arith
@@ -372,23 +371,13 @@ def _softmax_order(op: graph.SoftmaxOp, _: int) -> list[int]:
 SOFTMAX_ROW_BUFFER_MAX = 16384
 
 
-def float_bits(value: float, t: Attribute) -> int:
-    """The bit pattern of ``value`` in float type ``t``, as a signed integer
-    of its width, mapped by :func:`ordered_bits`."""
-    fmt, ifmt = ("<f", "<i") if t == graph.f32 else ("<d", "<q")
-    bits = struct.unpack(ifmt, struct.pack(fmt, value))[0]
-    return bits ^ (((bits >> (t.bitwidth - 1)) & 1) * ((1 << (t.bitwidth - 1)) - 1))
-
-
 def ordered_bits(em: KernelEmitter, x: SSAValue, it: IntegerType) -> SSAValue:
     """The bits of float (or already integer) ``x`` as a signed integer that
     orders as the floats do (``-0 < +0``; a NaN beyond the infinity of its
-    sign): a
-    negative float's magnitude bits are flipped.  The map is its own inverse."""
+    sign): a negative float's magnitude bits are flipped.  Its own inverse."""
     bits = x if x.type == it else result(em.emit(arith.BitcastOp(x, it)))
-    width = it.width.data
-    sign = result(em.emit(arith.ShRSIOp(bits, em.scalar_constant(width - 1, it))))
-    flip = result(em.emit(arith.AndIOp(sign, em.scalar_constant((1 << (width - 1)) - 1, it))))
+    sign = result(em.emit(arith.ShRSIOp(bits, em.scalar_constant(it.width.data - 1, it))))
+    flip = result(em.emit(arith.AndIOp(sign, em.scalar_constant(-lowest(it) - 1, it))))
     return result(em.emit(arith.XOrIOp(bits, flip)))
 
 
@@ -420,17 +409,14 @@ def stable_row_stats(
         return [k if d == axis else v for d, v in enumerate(idx)]
 
     def row_max() -> SSAValue:
-        # The max as a signed-integer max of the ordered bits (see
-        # ``ordered_bits``): LLVM widens it to one ``vpmaxsd`` per vector,
-        # where a ``maximumf`` reduction costs six instructions and a
-        # ``maxnumf`` one aborts LLVM 22's loop vectoriser (see
-        # lowering/to_llvm/cf.py).  It equals ``maximumf``'s max on every row
-        # without a NaN; on a row with a NaN the row's sum, and so every
-        # output of the row, is NaN whatever the max.
+        # A signed max of the ordered bits: three AVX-512 instructions a
+        # vector, where maximumf takes six (a maxnumf reduction aborts LLVM
+        # 22's loop vectoriser, see lowering/to_llvm/cf.py).  It is
+        # maximumf's max on a row without a NaN; with one, the row's sum,
+        # so every output of the row, is NaN whatever the max.
         it = IntegerType(t.bitwidth)
-        start = em.scalar_constant(float_bits(-math.inf, t), it)
         key = em.reduce(
-            [n], [start],
+            [n], [em.scalar_constant(lowest(it), it)],
             lambda ivs, accs: [s_max(em, accs[0], ordered_bits(em, em.value_at(op.input, row(ivs[0])), it))],
         )[0]  # fmt: skip
         return result(em.emit(arith.BitcastOp(ordered_bits(em, key, it), t)))
