@@ -154,12 +154,14 @@ class ConvPlan:
 
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
         """The weight as ``[groups, panels, K, NR]``, zero-padded: read-only global."""
-        packed = pack_conv_weight(self.conv_weight(np.asarray(const.reference()[0], dtype=np.float32)), self.groups)
-        t = TensorType(f32, packed.shape)
-        attr = DenseIntOrFPElementsAttr(t, BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
-        return memref.GlobalOp.get(
-            StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
-        )
+        w = np.asarray(const.reference()[0], dtype=np.float32)
+        return readonly_global(name, pack_conv_weight(self.conv_weight(w), self.groups))
+
+
+def readonly_global(name: str, packed: np.ndarray) -> memref.GlobalOp:
+    """The f32 array ``packed`` as a read-only global, 64-byte aligned."""
+    attr = DenseIntOrFPElementsAttr(TensorType(f32, packed.shape), BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
+    return memref.GlobalOp.get(StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64)
 
 
 def pack_conv_weight(w: np.ndarray, groups: int) -> np.ndarray:

@@ -237,10 +237,6 @@ class _Builder:
     def to_float(self, a: SSAValue) -> SSAValue:
         return self._emit(arith.SIToFPOp(a, self.ftype))
 
-    def pow2(self, k: SSAValue) -> SSAValue:
-        """``2^k`` for an integer ``k`` in the normal exponent range."""
-        return self.float_of_bits(self.shl(self.iadd(k, self.i(127)), 23))
-
     # the functions
     def exp(self, x: SSAValue, nonpositive: bool = False) -> SSAValue:
         """``exp(x)``; ``nonpositive`` when ``x <= 0`` or NaN is known (see

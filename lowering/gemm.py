@@ -35,14 +35,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr, VectorType, f32
+from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
-from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise
+from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise, readonly_global
 from graphopt.lowering.conv_grad import EMITS_ITSELF
 from graphopt.lowering.conv_nchwc import NchwcPlan
 from graphopt.lowering import parallel_split
@@ -107,12 +107,9 @@ class GemmPlan:
     #: of the tile row is a vector of consecutive output elements).
     lane_axes: tuple[int, ...] = ()
 
-    @property
-    def matmul(self) -> GraphOp:
-        return self.anchor
-
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
-        return packed_global(const, name)
+        """The compile-time packed copy of constant B, as a read-only global."""
+        return readonly_global(name, pack_b_panels(np.asarray(const.reference()[0], dtype=np.float32)))
 
 
 def find_matmul(root: SSAValue) -> GraphOp | None:
@@ -223,18 +220,6 @@ def pack_b_panels(b: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(padded.reshape(k, panels, NR).transpose(1, 0, 2))
 
 
-def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
-    """The compile-time packed copy of constant B, as a read-only global."""
-    from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
-
-    packed = pack_b_panels(np.asarray(const.reference()[0], dtype=np.float32))
-    t = TensorType(f32, packed.shape)
-    attr = DenseIntOrFPElementsAttr(t, BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
-    return memref.GlobalOp.get(
-        StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
-    )
-
-
 # --------------------------------------------------------------------------
 # emission
 # --------------------------------------------------------------------------
@@ -278,23 +263,27 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
     b_panels = em.local_buffer([n_panels, k, NR], f32) if rows_outer else None
     panel_buf = em.local_buffer([k, NR], f32) if copy_panels and not rows_outer else None
 
-    def copy_panel(b_b, j0: SSAValue, cols: int = NR, dst: SSAValue | None = None, at: tuple = ()) -> None:
-        """Columns ``j0 .. j0 + cols`` of B into the panel buffer (or
-        ``dst[*at]``), zero past ``cols``."""
+    def copy_panel(
+        b_b, j0: SSAValue, cols: int = NR, dst: SSAValue | None = None, at: tuple = (),
+        k0: SSAValue | None = None, rows: int = k,
+    ) -> None:  # fmt: skip
+        """Columns ``j0 .. j0 + cols`` of B (``rows`` rows from ``k0``) into
+        the panel buffer (or ``dst[*at]``), zero past ``cols``."""
         dst = panel_buf if dst is None else dst
 
         def body(kk):
+            k_b = lambda: kk if k0 is None else em.idx_add(k0, kk)  # noqa: E731
             for v in range(NR // LANES):
                 to = [*at, kk, em.index(v * LANES)]
                 if cols == NR:
-                    row = em.vload(b_buf, plan.b_index(em, b_b, kk, idx_plus(em, j0, v * LANES)), vt)
+                    row = em.vload(b_buf, plan.b_index(em, b_b, k_b(), idx_plus(em, j0, v * LANES)), vt)
                     em.vstore(row, dst, to)
                 else:
                     em.vstore(zero_v, dst, to)
             if cols < NR:
-                em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, kk, em.idx_add(j0, c))), dst, [*at, kk, c]))
+                em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, k_b(), em.idx_add(j0, c))), dst, [*at, kk, c]))
 
-        em.loop(k, body)
+        em.loop(rows, body)
 
     def micro_kernel(
         a_b, b_b, i0: SSAValue, j0: SSAValue, jb: SSAValue, rows: int, nvec: int,
@@ -407,6 +396,14 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         em.loop(m, r_body)
 
     full_tiles, rem_rows = divmod(m, MR)
+
+    def row_tiles(body: Callable[[SSAValue, int], None], parallel: bool = False) -> None:
+        """``body(i0, rows)`` for the full row tiles (one loop), then the last, shorter one."""
+        if full_tiles:
+            em.loop(full_tiles, lambda ib: body(em.idx_mul(ib, MR), MR), parallel=parallel)
+        if rem_rows:
+            body(em.index(full_tiles * MR), rem_rows)
+
     # Row tiles per cache block (MB = per_block * MR rows of A near the L2
     # budget); a last, shorter block takes the tiles left over.
     per_block = max(1, min(full_tiles, L2_BLOCK_BYTES // (MR * k * 4)))
@@ -497,12 +494,6 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             if partial and last:
                 panel_at(i0, rows, em.index(full), last)
 
-        def row_tiles(body, parallel: bool = False) -> None:
-            if full_tiles:
-                em.loop(full_tiles, lambda ib: body(em.idx_mul(ib, MR), MR), parallel=parallel)
-            if rem_rows:
-                body(em.index(full_tiles * MR), rem_rows)
-
         # Pixel blocks: each block of panels is copied and run by one thread,
         # row tiles outermost within it; the panels left over, after, on the
         # caller.  Else the copy, then the row tiles, split.
@@ -563,40 +554,17 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         c_buf = em.local_buffer([m_pad, n_pad], f32)
 
         def chunk_of(batch, k0: SSAValue, length: int) -> None:
-            def tiles_of(j0: SSAValue, jb: SSAValue) -> None:
-                def tile(i0: SSAValue, rows: int) -> None:
-                    micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES, chunk=(k0, length, c_buf, i0, j0))
-
-                if full_tiles:
-                    em.loop(full_tiles, lambda ib: tile(em.idx_mul(ib, MR), MR))
-                if rem_rows:
-                    tile(em.index(full_tiles * MR), rem_rows)
-
-            def jb_body(jb):
-                j0 = em.idx_mul(jb, NR)
-
-                def copy_row(kk):
-                    for v in range(NR // LANES):
-                        j = em.idx_add(j0, em.index(v * LANES)) if v else j0
-                        row = em.vload(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), j), vt)
-                        em.vstore(row, panel_buf, [kk, em.index(v * LANES)])
-
-                em.loop(length, copy_row)
-                tiles_of(j0, jb)
+            def panel(j0: SSAValue, jb: SSAValue | None, cols: int = NR) -> None:
+                """Panel ``jb`` (None: the last, partial one, copied zero-padded)."""
+                copy_panel(batch, j0, cols, k0=k0, rows=length)
+                jb = em.index(full_panels) if jb is None else jb
+                row_tiles(lambda i0, rows: micro_kernel(
+                    batch, batch, i0, j0, jb, rows, NR // LANES, chunk=(k0, length, c_buf, i0, j0)))
 
             if full_panels:
-                em.loop(full_panels, jb_body, parallel=True)
-            if last_cols:  # the last, partial panel: copied zero-padded
-                j0 = em.index(full_panels * NR)
-
-                def copy_part(kk):
-                    for v in range(NR // LANES):
-                        em.vstore(zero_v, panel_buf, [kk, em.index(v * LANES)])
-                    src = lambda c: em.load(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), em.idx_add(j0, c)))  # noqa: E731
-                    em.loop(last_cols, lambda c: em.store(src(c), panel_buf, [kk, c]))
-
-                em.loop(length, copy_part)
-                tiles_of(j0, em.index(full_panels))
+                em.loop(full_panels, lambda jb: panel(em.idx_mul(jb, NR), jb), parallel=True)
+            if last_cols:
+                panel(em.index(full_panels * NR), None, last_cols)
 
         def chunked_batch(batch) -> None:
             em.loop(m_pad, lambda i: [em.vstore(zero_v, c_buf, [i, em.index(v * LANES)]) for v in range(n_pad // LANES)])
@@ -606,10 +574,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 chunk_of(batch, em.index(full_chunks * chunk_rows), k_rest)
 
             def epi(j0: SSAValue, cols: int) -> None:
-                if full_tiles:
-                    em.loop(full_tiles, lambda ib: epilogue(batch, em.idx_mul(ib, MR), j0, MR, cols, c_buf))
-                if rem_rows:
-                    epilogue(batch, em.index(full_tiles * MR), j0, rem_rows, cols, c_buf)
+                row_tiles(lambda i0, rows: epilogue(batch, i0, j0, rows, cols, c_buf))
 
             if full_panels:
                 em.loop(full_panels, lambda jb: epi(em.idx_mul(jb, NR), NR), parallel=True)
