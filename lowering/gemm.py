@@ -42,7 +42,9 @@ from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
-from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise, readonly_global
+from graphopt.lowering.conv_gemm import (
+    ConvPlan, add_to_tile, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise, readonly_global, store_tile,
+)
 from graphopt.lowering.conv_grad import EMITS_ITSELF
 from graphopt.lowering.conv_nchwc import NchwcPlan
 from graphopt.lowering import parallel_split
@@ -328,25 +330,16 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         zeros = [zero_v] * (rows * nvec)
         nkb = k_len // K_BLOCK
         if nkb <= 1 and chunk is None:  # one sequential sum over K
-            accs = em.reduce([k], zeros, body)
-            for r in range(rows):
-                for v in range(nvec):
-                    em.vstore(accs[r * nvec + v], tile_buf, [em.index(r), em.index(v * LANES)])
+            store_tile(em, tile_buf, rows, nvec, em.reduce([k], zeros, body).__getitem__)
             return
         # Blocked accumulation: each block of K_BLOCK products is summed from
         # zero in registers, then added to the tile (a chunk adds to C).
         if chunk is None:
-            for r in range(rows):
-                for v in range(nvec):
-                    em.vstore(zero_v, tile_buf, [em.index(r), em.index(v * LANES)])
+            store_tile(em, tile_buf, rows, nvec, lambda _: zero_v)
 
         def block(k0: SSAValue, count: int) -> None:
             accs = em.reduce([count], zeros, lambda ivs, a: body([em.idx_add(k0, ivs[0])], a))
-            for r in range(rows):
-                for v in range(nvec):
-                    at = t_at(r, v)
-                    old = em.vload(dst, at, vt)
-                    em.vstore(em.addf(old, accs[r * nvec + v]), dst, at)
+            add_to_tile(em, dst, rows, nvec, lambda i, _: accs[i], t_at)
 
         em.loop_blocks(k_len, K_BLOCK, block)
 
