@@ -204,7 +204,11 @@ def broadcast_indices(
 ) -> list[SSAValue]:
     """Indices into ``operand`` for output element ``out_idx`` under numpy
     broadcasting (leading dims dropped, size-1 dims read at 0)."""
-    shape = tensor_of(operand).get_shape()
+    return shape_broadcast_indices(em, tensor_of(operand).get_shape(), out_idx)
+
+
+def shape_broadcast_indices(em: KernelEmitter, shape: Sequence[int], out_idx: Sequence[SSAValue]) -> list[SSAValue]:
+    """:func:`broadcast_indices` into an operand of ``shape``."""
     offset = len(out_idx) - len(shape)
     return [em.index(0) if d == 1 else out_idx[offset + k] for k, d in enumerate(shape)]
 
@@ -253,13 +257,7 @@ def _matmul(em: KernelEmitter, op: graph.MatmulOp, _: int, idx: list[SSAValue]) 
     k_extent = a_shape[-1]
     n_extent = b_shape[-1]
     t = elem_type(op.result)
-
-    def batch_idx(shape: Sequence[int]) -> list[SSAValue]:
-        dims = shape[:-2]
-        offset = len(batch) - len(dims)
-        return [em.index(0) if d == 1 else batch[offset + n] for n, d in enumerate(dims)]
-
-    a_batch, b_batch = batch_idx(a_shape), batch_idx(b_shape)
+    a_batch, b_batch = (shape_broadcast_indices(em, s[:-2], batch) for s in (a_shape, b_shape))
     inner = em.innermost
     if (
         inner is not None

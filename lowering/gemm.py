@@ -45,6 +45,7 @@ from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import (
     ConvPlan, add_to_tile, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise, readonly_global, store_tile,
 )
+from graphopt.lowering.compute_rules import shape_broadcast_indices
 from graphopt.lowering.conv_grad import EMITS_ITSELF
 from graphopt.lowering.conv_nchwc import NchwcPlan
 from graphopt.lowering import parallel_split
@@ -155,13 +156,6 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     return plan
 
 
-def _batch_idx(em: KernelEmitter, shape, batch) -> list[SSAValue]:
-    """Batch indices of an operand under numpy broadcasting."""
-    dims = shape[:-2]
-    off = len(batch) - len(dims)
-    return [em.index(0) if d == 1 else batch[off + t] for t, d in enumerate(dims)]
-
-
 #: ``@register_gemm_plan(OpClass)``: ``rule(op, constants) -> GemmPlan | None``,
 #: how an anchor of that class maps onto the micro-kernel's ``C = A . B``.
 register_gemm_plan = rules.GEMM_PLAN.register
@@ -176,8 +170,8 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
     pack = const is not None and len(b_shape) == 2
     return GemmPlan(
         mm, mm.lhs, mm.rhs, tuple(out_shape[:-2]), m, n, k, pack,
-        a_index=lambda em, batch, i, kk: [*_batch_idx(em, a_shape, batch), i, kk],
-        b_index=lambda em, batch, kk, j: [*_batch_idx(em, b_shape, batch), kk, j],
+        a_index=lambda em, batch, i, kk: [*shape_broadcast_indices(em, a_shape[:-2], batch), i, kk],
+        b_index=lambda em, batch, kk, j: [*shape_broadcast_indices(em, b_shape[:-2], batch), kk, j],
         out_index=lambda em, batch, i, j: [*batch, i, j],
         lane_axes=(len(out_shape) - 1,),
     )  # fmt: skip
