@@ -53,21 +53,31 @@ register_compute_rule = rules.COMPUTE.register
 register_loop_order = rules.LOOP_ORDER.register
 
 
-def preferred_loop_order(root: SSAValue, inputs: Container[SSAValue] = ()) -> list[int] | None:
-    """The loop order the anchor under ``root`` asks for, looking through an
-    elementwise epilogue of the same shape, but not past the kernel's
-    ``inputs``; ``None`` keeps row-major order."""
+def anchor_under(
+    root: SSAValue, is_anchor: Callable[[GraphOp], bool], inputs: Container[SSAValue] = (), unique: bool = False
+) -> SSAValue | None:
+    """The result of the first op ``is_anchor`` takes under ``root``, looking
+    through an elementwise epilogue of the same shape (through its only such
+    operand when ``unique``, else its first), not past ``inputs``."""
     value = root
     while value not in inputs and isinstance(op := value.owner, GraphOp):
-        if (rule := rules.LOOP_ORDER.lookup(op)) is not None:
-            return rule(op, op.results.index(value))
-        if op.fuse_pattern > FusePattern.BROADCAST:
-            return None
+        if is_anchor(op):
+            return value
         same = [v for v in op.operands if v.type == value.type and isinstance(v.owner, GraphOp)]
-        if not same:
+        if op.fuse_pattern > FusePattern.BROADCAST or not same or (unique and len(same) != 1):
             return None
         value = same[0]
     return None
+
+
+def preferred_loop_order(root: SSAValue, inputs: Container[SSAValue] = ()) -> list[int] | None:
+    """The loop order the anchor under ``root`` asks for, not looking past the
+    kernel's ``inputs``; ``None`` keeps row-major order."""
+    value = anchor_under(root, lambda op: rules.LOOP_ORDER.lookup(op) is not None, inputs)
+    if value is None:
+        return None
+    op = value.owner
+    return rules.LOOP_ORDER.lookup(op)(op, op.results.index(value))  # type: ignore[misc, union-attr]
 
 
 def axis_innermost(rank: int, axis: int) -> list[int]:

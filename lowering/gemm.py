@@ -40,12 +40,11 @@ from xdsl.ir import SSAValue
 
 from graphopt import rules
 from graphopt.dialects import graph
-from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import (
     ConvPlan, add_to_tile, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise, readonly_global, store_tile,
 )
-from graphopt.lowering.compute_rules import shape_broadcast_indices
+from graphopt.lowering.compute_rules import anchor_under, shape_broadcast_indices
 from graphopt.lowering.conv_grad import EMITS_ITSELF
 from graphopt.lowering.conv_nchwc import NchwcPlan
 from graphopt.lowering import parallel_split
@@ -118,17 +117,8 @@ class GemmPlan:
 def find_matmul(root: SSAValue) -> GraphOp | None:
     """The matmul under ``root``, looking through an elementwise epilogue of
     the same shape (the way the epilogue reads the anchor)."""
-    value = root
-    while isinstance(op := value.owner, GraphOp):
-        if rules.GEMM_PLAN.lookup(op) is not None:
-            return op
-        if op.fuse_pattern > FusePattern.BROADCAST:
-            return None
-        same = [v for v in op.operands if v.type == value.type and isinstance(v.owner, GraphOp)]
-        if len(same) != 1:
-            return None
-        value = same[0]
-    return None
+    value = anchor_under(root, lambda op: rules.GEMM_PLAN.lookup(op) is not None, unique=True)
+    return None if value is None else value.owner  # type: ignore[return-value]
 
 
 def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan | ConvPlan | None:
@@ -506,7 +496,8 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         if full > done or last:
             row_tiles(lambda i0, rows: tiles(i0, rows, done, full - done, True), parallel=not blocks)
 
-    def one_batch(batch) -> None:
+    def blocked_batch(batch) -> None:
+        """One batch in M blocks (or row tiles outermost), each over the panels."""
         if rows_outer:
             rows_outer_batch(batch)
             return
@@ -568,11 +559,9 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             if last_cols:
                 epi(em.index(full_panels * NR), last_cols)
 
-        one_batch = chunked_batch  # noqa: F811 - the chunked schedule replaces it
-
     def batch_level(d: int, batch: list[SSAValue]) -> None:
         if d == len(batch_shape):
-            one_batch(batch)
+            (chunked_batch if k_chunked else blocked_batch)(batch)
             return
         em.loop(batch_shape[d], lambda b: batch_level(d + 1, [*batch, b]))
 
