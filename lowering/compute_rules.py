@@ -369,8 +369,8 @@ def _reduce(em: KernelEmitter, op: ReduceOp, _: int, idx: list[SSAValue]) -> SSA
     return total
 
 
-@register_loop_order(graph.SoftmaxOp)
-def _softmax_order(op: graph.SoftmaxOp, _: int) -> list[int]:
+@register_loop_order(graph.SoftmaxOp, graph.LogSoftmaxOp)
+def _softmax_order(op: AxisNormalizationOp, _: int) -> list[int]:
     return axis_innermost(len(tensor_of(op.input).get_shape()), op.normalized_axis)
 
 

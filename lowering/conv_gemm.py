@@ -262,10 +262,6 @@ def add_to_tile(
             em.vstore(em.addf(em.vload(buf, where, vt), x), buf, where)
 
 
-def _load(em: KernelEmitter, buf: SSAValue, idx: list[SSAValue]) -> SSAValue:
-    return em.load_here(buf, idx)
-
-
 def _ranges(lo: int, hi: int, extent: int) -> tuple[int, int]:
     lo = min(max(lo, 0), extent)
     return lo, max(lo, min(hi, extent))
@@ -320,7 +316,7 @@ def emit_padded_channel(em: KernelEmitter, plan: ConvPlan, x: SSAValue, n: SSAVa
                 base = em.idx_mul(j, sx)
                 q = idx_plus(em, base, px - pl) if px - pl >= 0 else em.emit(
                     arith.SubiOp(base, em.index(pl - px))).results[0]
-                em.store(_load(em, x, [n, c, r, q]), xq, [at, s, i, j])
+                em.store(em.load_here(x, [n, c, r, q]), xq, [at, s, i, j])
 
             if j_lo:
                 em.loop(j_lo, lambda j: em.store(zero, xq, [at, s, i, j]))
@@ -370,7 +366,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
                 def col(j: SSAValue, ky=ky, kx=kx, k=k) -> None:
                     o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), j)
-                    em.store(_load(em, wbuf, plan.weight_index(em, o, c, ky, kx)), panel, [k, j])
+                    em.store(em.load_here(wbuf, plan.weight_index(em, o, c, ky, kx)), panel, [k, j])
 
                 em.loop(cols, col)
                 if cols < width:
@@ -395,7 +391,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
                 for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
                     bs = [b_vector(g, jb, k, v) for v in range(nvec)]
                     for r in range(rows):
-                        a = _load(em, xq, [ch, s_at, i, idx_plus(em, ox0, qx + r)])
+                        a = em.load_here(xq, [ch, s_at, i, idx_plus(em, ox0, qx + r)])
                         av = em.splat(a, vt)
                         for v in range(nvec):
                             nxt[r * nvec + v] = em.fma(av, bs[v], nxt[r * nvec + v])

@@ -368,12 +368,7 @@ class ExpandF32Math(RewritePattern):
 
 def _is_one(value: SSAValue) -> bool:
     op = value.owner
-    if not isinstance(op, arith.ConstantOp):
-        return False
-    attr = op.value
-    if isinstance(attr, FloatAttr):
-        return attr.value.data == 1.0
-    return False
+    return isinstance(op, arith.ConstantOp) and isinstance(op.value, FloatAttr) and op.value.value.data == 1.0
 
 
 class OnePlusErfToErfc(RewritePattern):
