@@ -38,6 +38,7 @@ lack; ``graph-opt``'s verifier calls it for every op.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref, scf, vector
@@ -228,15 +229,10 @@ def constant_index(value: SSAValue) -> int | None:
 
 def check_loop_level_op(op: Operation) -> None:
     """The rules of the module docstring that upstream verifiers lack."""
-    if isinstance(op, scf.ForOp):
-        step = constant_index(op.step)
-        if step is not None and step <= 0:
-            raise VerifyException(f"scf.for step must be positive, got the constant {step}")
-    elif isinstance(op, scf.ParallelOp):
-        for s in op.step:
-            step = constant_index(s)
-            if step is not None and step <= 0:
-                raise VerifyException(f"scf.parallel step must be positive, got the constant {step}")
+    if isinstance(op, scf.ForOp | scf.ParallelOp):
+        for s in [op.step] if isinstance(op, scf.ForOp) else op.step:
+            if (step := constant_index(s)) is not None and step <= 0:
+                raise VerifyException(f"{op.name} step must be positive, got the constant {step}")
     elif isinstance(op, memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp):
         t = op.memref.type if isinstance(op, memref.LoadOp | memref.StoreOp) else op.base.type
         vt = op.result.type if isinstance(op, vector.LoadOp) else getattr(op, "vector", None)
@@ -244,9 +240,7 @@ def check_loop_level_op(op: Operation) -> None:
         lanes = vt.get_shape()[-1] if isinstance(vt, VectorType) else 1
         if isinstance(t, MemRefType):
             shape = t.get_shape()
-            size = 1
-            for extent in shape:
-                size *= extent
+            size = math.prod(shape)
             if isinstance(vt, VectorType) and lanes > size >= 0:
                 raise VerifyException(f"{op.name}: a vector of {lanes} does not fit in {t}")
             consts = [constant_index(idx) for idx in op.indices]
@@ -257,9 +251,7 @@ def check_loop_level_op(op: Operation) -> None:
                         f"(size {extent}) of {t}"
                     )
             if lanes > 1 and None not in consts and min(shape, default=0) >= 0:
-                linear = 0
-                for extent, c in zip(shape, consts):
-                    linear = linear * extent + c
+                linear = sum(c * math.prod(shape[d + 1:]) for d, c in enumerate(consts))
                 if linear + lanes > size:
                     raise VerifyException(
                         f"{op.name}: a vector of {lanes} at element {linear} runs past the end of {t}"
@@ -276,10 +268,7 @@ def check_loop_level_op(op: Operation) -> None:
 
 def memref_num_bytes(t: MemRefType) -> int:
     """Size in bytes of a static memref (i1 is stored as one byte)."""
-    n = 1
-    for d in t.get_shape():
-        n *= d
-    return n * element_num_bytes(t.element_type)
+    return math.prod(t.get_shape()) * element_num_bytes(t.element_type)
 
 
 def element_num_bytes(t: Attribute) -> int:

@@ -38,6 +38,7 @@ from graphopt.dialects.graph import (
     UnaryElementwiseOp,
     tensor_of,
 )
+from graphopt.lowering.expand_math import emit_exp_nonpositive
 from graphopt.lowering.register_tile import tile_value
 from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError
 
@@ -52,21 +53,31 @@ register_compute_rule = rules.COMPUTE.register
 register_loop_order = rules.LOOP_ORDER.register
 
 
-def preferred_loop_order(root: SSAValue, inputs: Container[SSAValue] = ()) -> list[int] | None:
-    """The loop order the anchor under ``root`` asks for, looking through an
-    elementwise epilogue of the same shape, but not past the kernel's
-    ``inputs``; ``None`` keeps row-major order."""
+def anchor_under(
+    root: SSAValue, is_anchor: Callable[[GraphOp], bool], inputs: Container[SSAValue] = (), unique: bool = False
+) -> SSAValue | None:
+    """The result of the first op ``is_anchor`` takes under ``root``, looking
+    through an elementwise epilogue of the same shape (through its only such
+    operand when ``unique``, else its first), not past ``inputs``."""
     value = root
     while value not in inputs and isinstance(op := value.owner, GraphOp):
-        if (rule := rules.LOOP_ORDER.lookup(op)) is not None:
-            return rule(op, op.results.index(value))
-        if op.fuse_pattern > FusePattern.BROADCAST:
-            return None
+        if is_anchor(op):
+            return value
         same = [v for v in op.operands if v.type == value.type and isinstance(v.owner, GraphOp)]
-        if not same:
+        if op.fuse_pattern > FusePattern.BROADCAST or not same or (unique and len(same) != 1):
             return None
         value = same[0]
     return None
+
+
+def preferred_loop_order(root: SSAValue, inputs: Container[SSAValue] = ()) -> list[int] | None:
+    """The loop order the anchor under ``root`` asks for, not looking past the
+    kernel's ``inputs``; ``None`` keeps row-major order."""
+    value = anchor_under(root, lambda op: rules.LOOP_ORDER.lookup(op) is not None, inputs)
+    if value is None:
+        return None
+    op = value.owner
+    return rules.LOOP_ORDER.lookup(op)(op, op.results.index(value))  # type: ignore[misc, union-attr]
 
 
 def axis_innermost(rank: int, axis: int) -> list[int]:
@@ -203,7 +214,11 @@ def broadcast_indices(
 ) -> list[SSAValue]:
     """Indices into ``operand`` for output element ``out_idx`` under numpy
     broadcasting (leading dims dropped, size-1 dims read at 0)."""
-    shape = tensor_of(operand).get_shape()
+    return shape_broadcast_indices(em, tensor_of(operand).get_shape(), out_idx)
+
+
+def shape_broadcast_indices(em: KernelEmitter, shape: Sequence[int], out_idx: Sequence[SSAValue]) -> list[SSAValue]:
+    """:func:`broadcast_indices` into an operand of ``shape``."""
     offset = len(out_idx) - len(shape)
     return [em.index(0) if d == 1 else out_idx[offset + k] for k, d in enumerate(shape)]
 
@@ -252,13 +267,7 @@ def _matmul(em: KernelEmitter, op: graph.MatmulOp, _: int, idx: list[SSAValue]) 
     k_extent = a_shape[-1]
     n_extent = b_shape[-1]
     t = elem_type(op.result)
-
-    def batch_idx(shape: Sequence[int]) -> list[SSAValue]:
-        dims = shape[:-2]
-        offset = len(batch) - len(dims)
-        return [em.index(0) if d == 1 else batch[offset + n] for n, d in enumerate(dims)]
-
-    a_batch, b_batch = batch_idx(a_shape), batch_idx(b_shape)
+    a_batch, b_batch = (shape_broadcast_indices(em, s[:-2], batch) for s in (a_shape, b_shape))
     inner = em.innermost
     if (
         inner is not None
@@ -360,8 +369,8 @@ def _reduce(em: KernelEmitter, op: ReduceOp, _: int, idx: list[SSAValue]) -> SSA
     return total
 
 
-@register_loop_order(graph.SoftmaxOp)
-def _softmax_order(op: graph.SoftmaxOp, _: int) -> list[int]:
+@register_loop_order(graph.SoftmaxOp, graph.LogSoftmaxOp)
+def _softmax_order(op: AxisNormalizationOp, _: int) -> list[int]:
     return axis_innermost(len(tensor_of(op.input).get_shape()), op.normalized_axis)
 
 
@@ -370,14 +379,24 @@ def _softmax_order(op: graph.SoftmaxOp, _: int) -> list[int]:
 SOFTMAX_ROW_BUFFER_MAX = 16384
 
 
+def ordered_bits(em: KernelEmitter, x: SSAValue, it: IntegerType) -> SSAValue:
+    """The bits of float (or already integer) ``x`` as a signed integer that
+    orders as the floats do (``-0 < +0``; a NaN beyond the infinity of its
+    sign): a negative float's magnitude bits are flipped.  Its own inverse."""
+    bits = x if x.type == it else result(em.emit(arith.BitcastOp(x, it)))
+    sign = result(em.emit(arith.ShRSIOp(bits, em.scalar_constant(it.width.data - 1, it))))
+    flip = result(em.emit(arith.AndIOp(sign, em.scalar_constant(-lowest(it) - 1, it))))
+    return result(em.emit(arith.XOrIOp(bits, flip)))
+
+
 def stable_row_stats(
     em: KernelEmitter, op: AxisNormalizationOp, idx: list[SSAValue], keep_exp: bool = False
-) -> tuple[Callable[[SSAValue], SSAValue], SSAValue, Callable[[SSAValue], SSAValue] | None]:
+) -> tuple[Callable[[SSAValue], SSAValue], SSAValue, Callable[[SSAValue], SSAValue]]:
     """For softmax-like ops along ``op``'s axis: ``shifted(k)`` = ``x[.., k, ..]
-    - max``, the row's ``sum(exp(shifted))`` and, with ``keep_exp``, when it
-    can, ``exp_at(k)`` reading the exps the sum loop stored (else ``None``).
-    The max and the sum are each computed once per row (cached on the other
-    indices, so hoisted out of the row's loop)."""
+    - max``, the row's ``sum(exp(shifted))`` and ``exp_at(k)`` = ``exp(shifted(k))``,
+    with ``keep_exp``, when it can, read from the row buffer the sum loop
+    stored the exps in.  The max and the sum are each computed once per row
+    (cached on the other indices, so hoisted out of the row's loop)."""
     axis = op.normalized_axis
     n = tensor_of(op.input).get_shape()[axis]
     t = elem_type(op.result)
@@ -398,27 +417,33 @@ def stable_row_stats(
         return [k if d == axis else v for d, v in enumerate(idx)]
 
     def row_max() -> SSAValue:
-        # maximumf (NaN-propagating): LLVM 22's LoopVectorize vectorises this
-        # reduction; on a maxnum one it fails an assertion at some trip
-        # counts and aborts the process (see lowering/to_llvm/cf.py), and
-        # keeping that loop scalar made softmax (128, 1024) 6x slower.  The
-        # results are those of maxnum: a NaN element makes the whole row's
-        # sum, and so every output of the row, NaN either way.
-        return em.reduce(
-            [n],
-            [em.scalar_constant(-math.inf, t)],
-            lambda ivs, accs: [result(em.emit(arith.MaximumfOp(accs[0], em.value_at(op.input, row(ivs[0])))))],
-        )[0]
+        # A signed max of the ordered bits: three AVX-512 instructions a
+        # vector, where maximumf takes six (a maxnumf reduction aborts LLVM
+        # 22's loop vectoriser, see lowering/to_llvm/cf.py).  It is
+        # maximumf's max on a row without a NaN; with one, the row's sum,
+        # so every output of the row, is NaN whatever the max.
+        it = IntegerType(t.bitwidth)
+        key = em.reduce(
+            [n], [em.scalar_constant(lowest(it), it)],
+            lambda ivs, accs: [s_max(em, accs[0], ordered_bits(em, em.value_at(op.input, row(ivs[0])), it))],
+        )[0]  # fmt: skip
+        return result(em.emit(arith.BitcastOp(ordered_bits(em, key, it), t)))
 
     m = em.cached(("row.max", op), outer, row_max)
 
     def shifted(k: SSAValue) -> SSAValue:
         return s_sub(em, em.value_at(op.input, row(k)), m)
 
+    def exp_shifted(k: SSAValue) -> SSAValue:
+        x = shifted(k)
+        if x.type == graph.f32:
+            return emit_exp_nonpositive(em.emit, x)
+        return s_exp(em, x)
+
     buf = em.cached(("row.exp", op), (), lambda: em.local_buffer([n], t)) if buffered else None
 
     def sum_step(ivs: list[SSAValue], accs: list[SSAValue]) -> list[SSAValue]:
-        e = s_exp(em, shifted(ivs[0]))
+        e = exp_shifted(ivs[0])
         if buf is not None:
             em.store(e, buf, [ivs[0]])
         return [s_acc(em, accs[0], e)]
@@ -427,7 +452,7 @@ def stable_row_stats(
         return em.reduce([n], [em.scalar_constant(0.0, t)], sum_step)[0]
 
     total = em.cached(("row.sum", op, buf is not None), outer, row_sum)
-    exp_at = None if buf is None else (lambda k: em.load(buf, [k]))
+    exp_at = exp_shifted if buf is None else (lambda k: em.load(buf, [k]))
     return shifted, total, exp_at
 
 
@@ -437,12 +462,10 @@ def _softmax(em: KernelEmitter, op: graph.SoftmaxOp, _: int, idx: list[SSAValue]
     once per row; the sum loop keeps each exp in a row buffer when the row is
     the innermost loop, so exp runs once per element.  The reciprocal costs at
     most 1 ulp against a division."""
-    shifted, total, exp_at = stable_row_stats(em, op, idx, keep_exp=True)
-    k = idx[op.normalized_axis]
+    _, total, exp_at = stable_row_stats(em, op, idx, keep_exp=True)
     t = elem_type(op.result)
     inv = em.cached(("softmax.inv", op), [total], lambda: s_div(em, em.scalar_constant(1.0, t), total))
-    e = exp_at(k) if exp_at is not None else s_exp(em, shifted(k))
-    return s_mul(em, e, inv)
+    return s_mul(em, exp_at(idx[op.normalized_axis]), inv)
 
 
 # --------------------------------------------------------------------------

@@ -40,6 +40,7 @@ sums go through a mid-level sum first (issue 12's accuracy target).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -154,12 +155,14 @@ class ConvPlan:
 
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
         """The weight as ``[groups, panels, K, NR]``, zero-padded: read-only global."""
-        packed = pack_conv_weight(self.conv_weight(np.asarray(const.reference()[0], dtype=np.float32)), self.groups)
-        t = TensorType(f32, packed.shape)
-        attr = DenseIntOrFPElementsAttr(t, BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
-        return memref.GlobalOp.get(
-            StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
-        )
+        w = np.asarray(const.reference()[0], dtype=np.float32)
+        return readonly_global(name, pack_conv_weight(self.conv_weight(w), self.groups))
+
+
+def readonly_global(name: str, packed: np.ndarray) -> memref.GlobalOp:
+    """The f32 array ``packed`` as a read-only global, 64-byte aligned."""
+    attr = DenseIntOrFPElementsAttr(TensorType(f32, packed.shape), BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
+    return memref.GlobalOp.get(StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64)
 
 
 def pack_conv_weight(w: np.ndarray, groups: int) -> np.ndarray:
@@ -173,10 +176,10 @@ def pack_conv_weight(w: np.ndarray, groups: int) -> np.ndarray:
     return np.ascontiguousarray(out.reshape(groups, panels, NR, -1).transpose(0, 1, 3, 2))
 
 
-def _set_phases_and_taps(plan: "ConvPlan") -> list[int]:
+def _set_phases_and_taps(plan: "ConvPlan") -> tuple[list[int], list[int]]:
     """The grid of the row and column phases the taps read (stride-phase
-    split input), and for each tap ``(ky, kx, phase, row offset, column
-    offset)`` into its phase; returns the row phases."""
+    split input), for each tap ``(ky, kx, phase, row offset, column offset)``
+    into its phase, and the phases' extents; returns the row and column phases."""
     (sy, sx), (dy, dx) = plan.stride, plan.dilation
     ys = sorted({ky * dy % sy for ky in range(plan.kh)})
     xs = sorted({kx * dx % sx for kx in range(plan.kw)})
@@ -187,7 +190,9 @@ def _set_phases_and_taps(plan: "ConvPlan") -> list[int]:
             qx, px = divmod(kx * dx, sx)
             plan.taps.append((ky, kx, ys.index(py) * len(xs) + xs.index(px), qy, qx))
     plan.nx = len(xs)
-    return ys
+    plan.hq = plan.oh + max(t[3] for t in plan.taps)
+    plan.wq = plan.ow + max(t[4] for t in plan.taps)
+    return ys, xs
 
 
 def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
@@ -205,12 +210,10 @@ def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
         conv, conv.input, conv.weight, const is not None,
         groups, n_img, c, h, w, og, cg, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
     )  # fmt: skip
-    ys = _set_phases_and_taps(plan)
+    ys, _ = _set_phases_and_taps(plan)
     # Rows of taps run as a loop over ky (kx unrolled) when the row phase of
     # tap ky is its own index: less code than unrolling every tap.
     plan.loop_ky = kh > 1 and kh * kw > UNROLL_TAPS and ys == list(range(len(ys)))
-    plan.hq = oh + max(t[3] for t in plan.taps)
-    plan.wq = ow + max(t[4] for t in plan.taps)
     if c * len(plan.phases) * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
         return None
     if ow % ROW_MR == 0:
@@ -238,8 +241,25 @@ def idx_plus(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
     return em.idx_add(a, em.index(c)) if c else a
 
 
-def _load(em: KernelEmitter, buf: SSAValue, idx: list[SSAValue]) -> SSAValue:
-    return em.load_here(buf, idx)
+def store_tile(em: KernelEmitter, buf: SSAValue, rows: int, nvec: int, value: Callable[[int], SSAValue]) -> None:
+    """``buf[r, 16 v] = value(r * nvec + v)`` over a tile of ``rows`` x ``nvec`` vectors."""
+    for r in range(rows):
+        for v in range(nvec):
+            em.vstore(value(r * nvec + v), buf, [em.index(r), em.index(v * LANES)])
+
+
+def add_to_tile(
+    em: KernelEmitter, buf: SSAValue, rows: int, nvec: int,
+    addend: Callable[[int, list[SSAValue]], SSAValue], at: Callable[[int, int], list[SSAValue]] | None = None,
+) -> None:  # fmt: skip
+    """``buf[at(r, v)] += addend(r * nvec + v, at(r, v))`` over a tile (``at``
+    by default ``[r, 16 v]``), the addend evaluated first."""
+    vt = VectorType(f32, [LANES])
+    for r in range(rows):
+        for v in range(nvec):
+            where = [em.index(r), em.index(v * LANES)] if at is None else at(r, v)
+            x = addend(r * nvec + v, where)
+            em.vstore(em.addf(em.vload(buf, where, vt), x), buf, where)
 
 
 def _ranges(lo: int, hi: int, extent: int) -> tuple[int, int]:
@@ -296,7 +316,7 @@ def emit_padded_channel(em: KernelEmitter, plan: ConvPlan, x: SSAValue, n: SSAVa
                 base = em.idx_mul(j, sx)
                 q = idx_plus(em, base, px - pl) if px - pl >= 0 else em.emit(
                     arith.SubiOp(base, em.index(pl - px))).results[0]
-                em.store(_load(em, x, [n, c, r, q]), xq, [at, s, i, j])
+                em.store(em.load_here(x, [n, c, r, q]), xq, [at, s, i, j])
 
             if j_lo:
                 em.loop(j_lo, lambda j: em.store(zero, xq, [at, s, i, j]))
@@ -346,7 +366,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
                 def col(j: SSAValue, ky=ky, kx=kx, k=k) -> None:
                     o = em.idx_add(em.idx_add(em.idx_mul(g, plan.og), o0), j)
-                    em.store(_load(em, wbuf, plan.weight_index(em, o, c, ky, kx)), panel, [k, j])
+                    em.store(em.load_here(wbuf, plan.weight_index(em, o, c, ky, kx)), panel, [k, j])
 
                 em.loop(cols, col)
                 if cols < width:
@@ -362,9 +382,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     def micro_kernel(g, jb, oy, ox0, rows: int, nvec: int) -> None:
         """T[r][16v] = sum over K for the pixels ox0..ox0+rows-1 of row oy."""
         c_base = em.idx_mul(g, plan.cg)
-        for r in range(rows):
-            for v in range(nvec):
-                em.vstore(zero_v, tile, [em.index(r), em.index(v * LANES)])
+        store_tile(em, tile, rows, nvec, lambda _: zero_v)
 
         def block(c0: SSAValue, count: int, dst: SSAValue = tile) -> None:
             def taps_at(c: SSAValue, ky: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
@@ -373,7 +391,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
                 for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
                     bs = [b_vector(g, jb, k, v) for v in range(nvec)]
                     for r in range(rows):
-                        a = _load(em, xq, [ch, s_at, i, idx_plus(em, ox0, qx + r)])
+                        a = em.load_here(xq, [ch, s_at, i, idx_plus(em, ox0, qx + r)])
                         av = em.splat(a, vt)
                         for v in range(nvec):
                             nxt[r * nvec + v] = em.fma(av, bs[v], nxt[r * nvec + v])
@@ -385,11 +403,7 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
             extents = [count, plan.kh] if plan.loop_ky else [count]
             accs = em.reduce(extents, [zero_v] * (rows * nvec), body)
-            for r in range(rows):
-                for v in range(nvec):
-                    at = [em.index(r), em.index(v * LANES)]
-                    total = em.vload(dst, at, vt)
-                    em.vstore(em.addf(total, accs[r * nvec + v]), dst, at)
+            add_to_tile(em, dst, rows, nvec, lambda i, _: accs[i])
 
         if mid is None:
             em.loop_blocks(plan.cg, cb, block)
@@ -397,16 +411,9 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
         def group_of_blocks(c0: SSAValue, count: int) -> None:
             """``mid`` = the sum of up to ``group`` block sums; tile += mid."""
-            for r in range(rows):
-                for v in range(nvec):
-                    em.vstore(zero_v, mid, [em.index(r), em.index(v * LANES)])
+            store_tile(em, mid, rows, nvec, lambda _: zero_v)
             em.loop_blocks(count, cb, lambda c1, n: block(em.idx_add(c0, c1), n, mid))
-            for r in range(rows):
-                for v in range(nvec):
-                    at = [em.index(r), em.index(v * LANES)]
-                    part = em.vload(mid, at, vt)
-                    total = em.vload(tile, at, vt)
-                    em.vstore(em.addf(total, part), tile, at)
+            add_to_tile(em, tile, rows, nvec, lambda _, at: em.vload(mid, at, vt))
 
         em.loop_blocks(plan.cg, group * cb, group_of_blocks)
 
@@ -512,7 +519,6 @@ def plan_depthwise(conv: graph.Conv2dOp) -> ConvPlan | None:
         c, n_img, c, h, w, 1, 1, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
     )  # fmt: skip
     _set_phases_and_taps(plan)
-    plan.hq = oh + max(t[3] for t in plan.taps)
     # Whole vectors of every row stay inside the row (zero columns past it).
     plan.wq = -(-ow // LANES) * LANES + max(t[4] for t in plan.taps)
     plan.depthwise = True

@@ -37,7 +37,7 @@ import numpy as np
 from collections.abc import Callable
 from math import prod
 
-from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType, VectorType, f32, i64
 from xdsl.ir import Block, Region, SSAValue
 
@@ -45,7 +45,7 @@ from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import LANES, MAX_XQ_BYTES, MIN_FLOP_VOLUME, MIN_OG, MR, NR, ConvPlan, emit_conv_gemm
-from graphopt.lowering.conv_gemm import _set_phases_and_taps, emit_padded_copy
+from graphopt.lowering.conv_gemm import _set_phases_and_taps, add_to_tile, emit_padded_copy
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
 from graphopt.lowering.kernel_emitter import KernelEmitter, Scope
 from graphopt.lowering.register_tile import store_from_tile
@@ -170,8 +170,6 @@ def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict) -> Transposed
             plan.runtime_weight = op.weight not in constants
             _set_phases_and_taps(plan)
             plan.loop_ky = plan.kh > 1
-            plan.hq = plan.oh + max(t[3] for t in plan.taps)
-            plan.wq = plan.ow + max(t[4] for t in plan.taps)
             if f * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
                 return None
             phases.append(plan)
@@ -194,29 +192,26 @@ def any_non_finite(em: KernelEmitter, weight: SSAValue) -> SSAValue:
         properties={"reassociation": dims},
     )).results[0]  # fmt: skip
     vt = VectorType(f32, [LANES])
-    zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
+    zero_v = em.splat(em.scalar_constant(0.0, f32), vt)
 
     def diff(at: SSAValue, ty=vt) -> SSAValue:
-        v = em.emit_here(vector.LoadOp(flat, [at], ty) if ty is vt else memref.LoadOp.get(flat, [at])).results[0]
+        v = em.vload(flat, [at], ty) if ty is vt else em.load_here(flat, [at])
         return em.emit(arith.SubfOp(v, v)).results[0]
 
     quads, rest = divmod(n // LANES, 4)
 
     def body(ivs, accs):
         base = em.idx_mul(ivs[0], 4 * LANES)
-        return [em.emit(arith.AddfOp(a, diff(em.idx_add(base, em.index(u * LANES))))).results[0] for u, a in enumerate(accs)]
+        return [em.addf(a, diff(em.idx_add(base, em.index(u * LANES)))) for u, a in enumerate(accs)]
 
     accs = em.reduce([quads], [zero_v] * 4, body) if quads else [zero_v] * 4
     for u in range(rest):
-        accs[u] = em.emit(arith.AddfOp(accs[u], diff(em.index((4 * quads + u) * LANES)))).results[0]
+        accs[u] = em.addf(accs[u], diff(em.index((4 * quads + u) * LANES)))
     lanes = em.local_buffer([LANES], f32)
-    total = em.emit(arith.AddfOp(em.emit(arith.AddfOp(accs[0], accs[1])).results[0],
-                                 em.emit(arith.AddfOp(accs[2], accs[3])).results[0])).results[0]  # fmt: skip
-    em.emit_here(vector.StoreOp(total, lanes, [em.index(0)]))
-    s = em.emit_here(memref.LoadOp.get(lanes, [em.index(0)])).results[0]
+    em.vstore(em.addf(em.addf(accs[0], accs[1]), em.addf(accs[2], accs[3])), lanes, [em.index(0)])
+    s = em.load_here(lanes, [em.index(0)])
     for i in [*range(1, LANES), *range(n - n % LANES, n)]:
-        v = em.emit_here(memref.LoadOp.get(lanes, [em.index(i)])).results[0] if i < LANES else diff(em.index(i), f32)
-        s = em.emit(arith.AddfOp(s, v)).results[0]
+        s = em.addf(s, em.load_here(lanes, [em.index(i)]) if i < LANES else diff(em.index(i), f32))
     return em.emit(arith.CmpfOp(s, s, "uno")).results[0]
 
 
@@ -272,10 +267,7 @@ def _plan_grad_filter(op: graph.Conv2dGradFilterOp, constants: dict) -> GradFilt
         op, op.input, op.grad, False,
         groups, n_img, c, h, w, fg, cg, kh, kw, oh, ow, op.stride_values, op.pad_values[:2], op.dilation_values,
     )  # fmt: skip
-    ys = _set_phases_and_taps(plan)
-    xs = sorted({kx * op.dilation_values[1] % op.stride_values[1] for kx in range(kw)})
-    plan.hq = oh + max(t[3] for t in plan.taps)
-    plan.wq = ow + max(t[4] for t in plan.taps)
+    ys, xs = _set_phases_and_taps(plan)
     # The taps' phase slots are computed from (ky, kx): phases 0.. in order.
     if ys != list(range(len(ys))) or xs != list(range(len(xs))):
         return None
@@ -294,14 +286,14 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
     fpad = -(-fg // NR) * NR
     vt = VectorType(f32, [LANES])
     zero = em.scalar_constant(0.0, f32)
-    zero_v = em.emit(vector.BroadcastOp(zero, vt)).results[0]
+    zero_v = em.splat(zero, vt)
     xq = em.local_buffer([plan.c, len(plan.phases), plan.hq, plan.wq], f32)
     gt = em.local_buffer([g_n, oh * ow, fpad], f32)
     acc_buf = em.local_buffer([g_n, cg, kh, kw, fpad], f32)
     rows_per_block = max(1, min(oh, BLOCK_PRODUCTS // ow))
 
     def vec_loop(extent: int, at) -> None:
-        em.loop(extent // LANES, lambda v: em.emit_here(vector.StoreOp(zero_v, *at(em.idx_mul(v, LANES)))))
+        em.loop(extent // LANES, lambda v: em.vstore(zero_v, *at(em.idx_mul(v, LANES))))
 
     # S = 0; a zero-padded gT past the group's filters.
     em.loop(g_n, lambda g: em.loop(cg, lambda c: em.loop(kh, lambda i: em.loop(
@@ -316,8 +308,7 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
 
             def pix(oy: SSAValue) -> None:
                 def px(ox: SSAValue) -> None:
-                    val = em.emit_here(memref.LoadOp.get(grad, [n, o, oy, ox])).results[0]
-                    em.store(val, gt, [gi, em.idx_add(em.idx_mul(oy, ow), ox), fi])
+                    em.store(em.load_here(grad, [n, o, oy, ox]), gt, [gi, em.idx_add(em.idx_mul(oy, ow), ox), fi])
 
                 em.loop(ow, px)
 
@@ -336,22 +327,18 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
             def body(ivs, accs):
                 oy, ox = em.idx_add(oy0, ivs[0]), ivs[1]
                 p = em.idx_add(em.idx_mul(oy, ow), ox)
-                bs = [em.emit_here(vector.LoadOp(gt, [g, p, em.idx_add(em.idx_mul(jb, NR), em.index(v * LANES))], vt)).results[0] for v in range(nvec)]
+                bs = [em.vload(gt, [g, p, em.idx_add(em.idx_mul(jb, NR), em.index(v * LANES))], vt) for v in range(nvec)]
                 i, j = em.idx_add(oy, qy), em.idx_add(ox, qx)
                 nxt = list(accs)
                 for r in range(rows):
-                    a = em.emit_here(memref.LoadOp.get(xq, [chans[r], slot, i, j])).results[0]
-                    av = em.emit(vector.BroadcastOp(a, vt)).results[0]
+                    av = em.splat(em.load_here(xq, [chans[r], slot, i, j]), vt)
                     for v in range(nvec):
-                        nxt[r * nvec + v] = em.emit(vector.FMAOp(av, bs[v], accs[r * nvec + v])).results[0]
+                        nxt[r * nvec + v] = em.fma(av, bs[v], accs[r * nvec + v])
                 return nxt
 
             accs = em.reduce([count, ow], [zero_v] * (rows * nvec), body)
-            for r in range(rows):
-                for v in range(nvec):
-                    at = [g, em.idx_add(c0, em.index(r)), ky, kx, em.idx_add(em.idx_mul(jb, NR), em.index(v * LANES))]
-                    old = em.emit_here(vector.LoadOp(acc_buf, at, vt)).results[0]
-                    em.emit_here(vector.StoreOp(em.emit(arith.AddfOp(old, accs[r * nvec + v])).results[0], acc_buf, at))
+            add_to_tile(em, acc_buf, rows, nvec, lambda i, _: accs[i], lambda r, v: [
+                g, em.idx_add(c0, em.index(r)), ky, kx, em.idx_add(em.idx_mul(jb, NR), em.index(v * LANES))])
 
         em.loop_blocks(oh, rows_per_block, block)
 

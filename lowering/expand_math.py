@@ -23,9 +23,12 @@ reweighted least squares at Chebyshev nodes in float64, rounded to f32):
 * ``exp(x)``: ``x`` clamped to ``[-104, 89]`` (NaN passes the clamp); ``k =
   round(x / ln 2)`` by the 1.5·2^23 rounding trick; ``r = x - k ln 2`` in two
   fma steps (Cody-Waite); ``exp(r) = 1 + r + r^2 P(r)`` (``P`` of degree 4);
-  times ``2^(k/2)`` and ``2^(k - k/2)``, two exact power-of-two scalings so
-  overflow gives inf and the denormal range rounds once (adding ``k`` to
-  the exponent field would be cheaper but turns NaN into numbers).
+  times ``2^(k/2)`` (the ``1 +`` folded into that product's fma) and
+  ``2^(k - k/2)``, two power-of-two scalings so overflow gives inf and the
+  denormal range rounds once (adding ``k`` to the exponent field would be
+  cheaper but turns NaN into numbers).  Softmax's ``exp(x - max)`` has
+  ``x <= 0``: :func:`emit_exp_nonpositive` skips the overflow clamp and
+  scales by ``2^(k + 25)`` and ``2^-25``, bitwise the same results.
 * ``log(x)``: denormals are scaled by 2^23 first; ``x = 2^k m`` with ``m`` in
   ``[sqrt(1/2), sqrt(2))``; ``f = m - 1`` is exact;
   ``log(1+f) = f - f^2/2 + f^3 P(f)`` (``P`` of degree 7);
@@ -96,6 +99,7 @@ _LN2_HI = 0.693145751953125  # 11 significant bits: k * _LN2_HI is exact
 _LN2_LO = 1.4286068203094173e-06
 _ROUND_MAGIC = 12582912.0  # 1.5 * 2^23: adding it rounds to an integer
 _ROUND_MAGIC_BITS = 0x4B400000
+_EXP_LIFT = 25  # x <= 0: 2^(k + 25) is normal for every k >= -150
 _EXP_P = [
     0.4999999403953552, 0.1666652113199234, 0.04166838899254799, 0.008368718437850475,
     0.0013814648846164346,
@@ -162,12 +166,17 @@ def _emits(op_class: type[Operation]) -> Callable[..., SSAValue]:
 class _Builder:
     """Collects the replacement ops of one expansion."""
 
-    def __init__(self, ftype: Attribute):
+    def __init__(self, ftype: Attribute, emit: Callable[[Operation], Operation] | None = None):
+        """``emit`` places each op and returns it (or an equal one); without
+        it the ops are collected in ``ops``."""
         self.ops: list[Operation] = []
         self.ftype, self.itype = ftype, i32
         self._consts: dict[tuple[str, float | int], SSAValue] = {}
+        self._place = emit
 
     def _emit(self, op: Operation) -> SSAValue:
+        if self._place is not None:
+            return self._place(op).results[0]
         self.ops.append(op)
         return op.results[0]
 
@@ -228,30 +237,39 @@ class _Builder:
     def to_float(self, a: SSAValue) -> SSAValue:
         return self._emit(arith.SIToFPOp(a, self.ftype))
 
-    def pow2(self, k: SSAValue) -> SSAValue:
-        """``2^k`` for an integer ``k`` in the normal exponent range."""
-        return self.float_of_bits(self.shl(self.iadd(k, self.i(127)), 23))
-
     # the functions
-    def exp(self, x: SSAValue) -> SSAValue:
-        hi, lo = self.f(_EXP_HI), self.f(_EXP_LO)
-        x = self.select(self.cmp("ogt", x, hi), hi, x)
+    def exp(self, x: SSAValue, nonpositive: bool = False) -> SSAValue:
+        """``exp(x)``; ``nonpositive`` when ``x <= 0`` or NaN is known (see
+        :func:`emit_exp_nonpositive`)."""
+        hi = None if nonpositive else self.f(_EXP_HI)
+        lo = self.f(_EXP_LO)
+        if hi is not None:
+            x = self.select(self.cmp("ogt", x, hi), hi, x)
         x = self.select(self.cmp("olt", x, lo), lo, x)
         magic = self.f(_ROUND_MAGIC)
         shifted = self.fma(x, self.f(_LOG2E), magic)  # k + 1.5*2^23, rounded
         kf = self.sub(shifted, magic)
-        # k + 254 = (k1 + 127) + (k2 + 127) with k1 = k // 2, k2 = k - k1:
-        # the two biased exponents, without a separate bias add for each.
-        biased = self.isub(self.bits(shifted), self.i(_ROUND_MAGIC_BITS - 254))
+        if nonpositive:
+            # k in [-150, 0]: 2^(k + 25) is normal, er * 2^(k + 25) is exact
+            # and the product with 2^-25 rounds once, as the two steps below.
+            biased = self.isub(self.bits(shifted), self.i(_ROUND_MAGIC_BITS - 127 - _EXP_LIFT))
+        else:
+            # k + 254 = (k1 + 127) + (k2 + 127) with k1 = k // 2, k2 = k - k1:
+            # the two biased exponents, without a separate bias add for each.
+            biased = self.isub(self.bits(shifted), self.i(_ROUND_MAGIC_BITS - 254))
         r = self.fma(kf, self.f(-_LN2_HI), x)
         r = self.fma(kf, self.f(-_LN2_LO), r)
-        p = self.horner(r, _EXP_P)
-        er = self.add(self.fma(p, self.mul(r, r), r), self.f(1.0))
+        # exp(r) - 1 = r + r^2 P(r); (1 + that) * s as one fma: s is a power
+        # of two and the product normal, so it rounds as 1 + (exp(r) - 1).
+        em1 = self.fma(self.horner(r, _EXP_P), self.mul(r, r), r)
+        if nonpositive:
+            s = self.float_of_bits(self.shl(biased, 23))
+            return self.mul(self.fma(em1, s, s), self.f(2.0**-_EXP_LIFT))
         e1 = self.ashr(biased, 1)
         e2 = self.isub(biased, e1)
         s1 = self.float_of_bits(self.shl(e1, 23))
         s2 = self.float_of_bits(self.shl(e2, 23))
-        return self.mul(self.mul(er, s1), s2)
+        return self.mul(self.fma(em1, s1, s1), s2)
 
     def log(self, x: SSAValue) -> SSAValue:
         denormal = self.cmp("olt", x, self.f(_FLT_MIN))
@@ -320,6 +338,14 @@ class _Builder:
         return self.select(self.cmp("olt", self.abs(x), top), corrected, y)
 
 
+def emit_exp_nonpositive(emit: Callable[[Operation], Operation], x: SSAValue) -> SSAValue:
+    """``exp(x)`` of a scalar f32 ``x`` known to be ``<= 0`` or NaN (softmax's
+    ``x - max``), its ops placed by ``emit``: bitwise the expansion of
+    ``math.exp`` there, in four instructions fewer (no overflow clamp, and
+    one power-of-two scaling by ``2^(k + 25)`` instead of two)."""
+    return _Builder(x.type, emit).exp(x, nonpositive=True)
+
+
 _EXPANSIONS = {
     mathd.ExpOp: _Builder.exp,
     mathd.LogOp: _Builder.log,
@@ -342,12 +368,7 @@ class ExpandF32Math(RewritePattern):
 
 def _is_one(value: SSAValue) -> bool:
     op = value.owner
-    if not isinstance(op, arith.ConstantOp):
-        return False
-    attr = op.value
-    if isinstance(attr, FloatAttr):
-        return attr.value.data == 1.0
-    return False
+    return isinstance(op, arith.ConstantOp) and isinstance(op.value, FloatAttr) and op.value.value.data == 1.0
 
 
 class OnePlusErfToErfc(RewritePattern):

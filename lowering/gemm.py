@@ -35,14 +35,16 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr, VectorType, f32
+from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
 from graphopt import rules
 from graphopt.dialects import graph
-from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph import GraphOp, tensor_of
-from graphopt.lowering.conv_gemm import ConvPlan, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise
+from graphopt.lowering.conv_gemm import (
+    ConvPlan, add_to_tile, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise, readonly_global, store_tile,
+)
+from graphopt.lowering.compute_rules import anchor_under, shape_broadcast_indices
 from graphopt.lowering.conv_grad import EMITS_ITSELF
 from graphopt.lowering.conv_nchwc import NchwcPlan
 from graphopt.lowering import parallel_split
@@ -107,28 +109,16 @@ class GemmPlan:
     #: of the tile row is a vector of consecutive output elements).
     lane_axes: tuple[int, ...] = ()
 
-    @property
-    def matmul(self) -> GraphOp:
-        return self.anchor
-
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
-        return packed_global(const, name)
+        """The compile-time packed copy of constant B, as a read-only global."""
+        return readonly_global(name, pack_b_panels(np.asarray(const.reference()[0], dtype=np.float32)))
 
 
 def find_matmul(root: SSAValue) -> GraphOp | None:
     """The matmul under ``root``, looking through an elementwise epilogue of
     the same shape (the way the epilogue reads the anchor)."""
-    value = root
-    while isinstance(op := value.owner, GraphOp):
-        if rules.GEMM_PLAN.lookup(op) is not None:
-            return op
-        if op.fuse_pattern > FusePattern.BROADCAST:
-            return None
-        same = [v for v in op.operands if v.type == value.type and isinstance(v.owner, GraphOp)]
-        if len(same) != 1:
-            return None
-        value = same[0]
-    return None
+    value = anchor_under(root, lambda op: rules.GEMM_PLAN.lookup(op) is not None, unique=True)
+    return None if value is None else value.owner  # type: ignore[return-value]
 
 
 def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan | ConvPlan | None:
@@ -156,13 +146,6 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     return plan
 
 
-def _batch_idx(em: KernelEmitter, shape, batch) -> list[SSAValue]:
-    """Batch indices of an operand under numpy broadcasting."""
-    dims = shape[:-2]
-    off = len(batch) - len(dims)
-    return [em.index(0) if d == 1 else batch[off + t] for t, d in enumerate(dims)]
-
-
 #: ``@register_gemm_plan(OpClass)``: ``rule(op, constants) -> GemmPlan | None``,
 #: how an anchor of that class maps onto the micro-kernel's ``C = A . B``.
 register_gemm_plan = rules.GEMM_PLAN.register
@@ -177,8 +160,8 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
     pack = const is not None and len(b_shape) == 2
     return GemmPlan(
         mm, mm.lhs, mm.rhs, tuple(out_shape[:-2]), m, n, k, pack,
-        a_index=lambda em, batch, i, kk: [*_batch_idx(em, a_shape, batch), i, kk],
-        b_index=lambda em, batch, kk, j: [*_batch_idx(em, b_shape, batch), kk, j],
+        a_index=lambda em, batch, i, kk: [*shape_broadcast_indices(em, a_shape[:-2], batch), i, kk],
+        b_index=lambda em, batch, kk, j: [*shape_broadcast_indices(em, b_shape[:-2], batch), kk, j],
         out_index=lambda em, batch, i, j: [*batch, i, j],
         lane_axes=(len(out_shape) - 1,),
     )  # fmt: skip
@@ -221,18 +204,6 @@ def pack_b_panels(b: np.ndarray) -> np.ndarray:
     padded = np.zeros((k, panels * NR), dtype=np.float32)
     padded[:, :n] = b
     return np.ascontiguousarray(padded.reshape(k, panels, NR).transpose(1, 0, 2))
-
-
-def packed_global(const: graph.ConstantOp, name: str) -> memref.GlobalOp:
-    """The compile-time packed copy of constant B, as a read-only global."""
-    from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
-
-    packed = pack_b_panels(np.asarray(const.reference()[0], dtype=np.float32))
-    t = TensorType(f32, packed.shape)
-    attr = DenseIntOrFPElementsAttr(t, BytesAttr(np.ascontiguousarray(packed, dtype=np.float32).tobytes()))
-    return memref.GlobalOp.get(
-        StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
-    )
 
 
 # --------------------------------------------------------------------------
@@ -278,23 +249,27 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
     b_panels = em.local_buffer([n_panels, k, NR], f32) if rows_outer else None
     panel_buf = em.local_buffer([k, NR], f32) if copy_panels and not rows_outer else None
 
-    def copy_panel(b_b, j0: SSAValue, cols: int = NR, dst: SSAValue | None = None, at: tuple = ()) -> None:
-        """Columns ``j0 .. j0 + cols`` of B into the panel buffer (or
-        ``dst[*at]``), zero past ``cols``."""
+    def copy_panel(
+        b_b, j0: SSAValue, cols: int = NR, dst: SSAValue | None = None, at: tuple = (),
+        k0: SSAValue | None = None, rows: int = k,
+    ) -> None:  # fmt: skip
+        """Columns ``j0 .. j0 + cols`` of B (``rows`` rows from ``k0``) into
+        the panel buffer (or ``dst[*at]``), zero past ``cols``."""
         dst = panel_buf if dst is None else dst
 
         def body(kk):
+            k_b = lambda: kk if k0 is None else em.idx_add(k0, kk)  # noqa: E731
             for v in range(NR // LANES):
                 to = [*at, kk, em.index(v * LANES)]
                 if cols == NR:
-                    row = em.vload(b_buf, plan.b_index(em, b_b, kk, idx_plus(em, j0, v * LANES)), vt)
+                    row = em.vload(b_buf, plan.b_index(em, b_b, k_b(), idx_plus(em, j0, v * LANES)), vt)
                     em.vstore(row, dst, to)
                 else:
                     em.vstore(zero_v, dst, to)
             if cols < NR:
-                em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, kk, em.idx_add(j0, c))), dst, [*at, kk, c]))
+                em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, k_b(), em.idx_add(j0, c))), dst, [*at, kk, c]))
 
-        em.loop(k, body)
+        em.loop(rows, body)
 
     def micro_kernel(
         a_b, b_b, i0: SSAValue, j0: SSAValue, jb: SSAValue, rows: int, nvec: int,
@@ -339,25 +314,16 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         zeros = [zero_v] * (rows * nvec)
         nkb = k_len // K_BLOCK
         if nkb <= 1 and chunk is None:  # one sequential sum over K
-            accs = em.reduce([k], zeros, body)
-            for r in range(rows):
-                for v in range(nvec):
-                    em.vstore(accs[r * nvec + v], tile_buf, [em.index(r), em.index(v * LANES)])
+            store_tile(em, tile_buf, rows, nvec, em.reduce([k], zeros, body).__getitem__)
             return
         # Blocked accumulation: each block of K_BLOCK products is summed from
         # zero in registers, then added to the tile (a chunk adds to C).
         if chunk is None:
-            for r in range(rows):
-                for v in range(nvec):
-                    em.vstore(zero_v, tile_buf, [em.index(r), em.index(v * LANES)])
+            store_tile(em, tile_buf, rows, nvec, lambda _: zero_v)
 
         def block(k0: SSAValue, count: int) -> None:
             accs = em.reduce([count], zeros, lambda ivs, a: body([em.idx_add(k0, ivs[0])], a))
-            for r in range(rows):
-                for v in range(nvec):
-                    at = t_at(r, v)
-                    old = em.vload(dst, at, vt)
-                    em.vstore(em.addf(old, accs[r * nvec + v]), dst, at)
+            add_to_tile(em, dst, rows, nvec, lambda i, _: accs[i], t_at)
 
         em.loop_blocks(k_len, K_BLOCK, block)
 
@@ -407,6 +373,14 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         em.loop(m, r_body)
 
     full_tiles, rem_rows = divmod(m, MR)
+
+    def row_tiles(body: Callable[[SSAValue, int], None], parallel: bool = False) -> None:
+        """``body(i0, rows)`` for the full row tiles (one loop), then the last, shorter one."""
+        if full_tiles:
+            em.loop(full_tiles, lambda ib: body(em.idx_mul(ib, MR), MR), parallel=parallel)
+        if rem_rows:
+            body(em.index(full_tiles * MR), rem_rows)
+
     # Row tiles per cache block (MB = per_block * MR rows of A near the L2
     # budget); a last, shorter block takes the tiles left over.
     per_block = max(1, min(full_tiles, L2_BLOCK_BYTES // (MR * k * 4)))
@@ -497,12 +471,6 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             if partial and last:
                 panel_at(i0, rows, em.index(full), last)
 
-        def row_tiles(body, parallel: bool = False) -> None:
-            if full_tiles:
-                em.loop(full_tiles, lambda ib: body(em.idx_mul(ib, MR), MR), parallel=parallel)
-            if rem_rows:
-                body(em.index(full_tiles * MR), rem_rows)
-
         # Pixel blocks: each block of panels is copied and run by one thread,
         # row tiles outermost within it; the panels left over, after, on the
         # caller.  Else the copy, then the row tiles, split.
@@ -528,7 +496,8 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         if full > done or last:
             row_tiles(lambda i0, rows: tiles(i0, rows, done, full - done, True), parallel=not blocks)
 
-    def one_batch(batch) -> None:
+    def blocked_batch(batch) -> None:
+        """One batch in M blocks (or row tiles outermost), each over the panels."""
         if rows_outer:
             rows_outer_batch(batch)
             return
@@ -563,40 +532,17 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         c_buf = em.local_buffer([m_pad, n_pad], f32)
 
         def chunk_of(batch, k0: SSAValue, length: int) -> None:
-            def tiles_of(j0: SSAValue, jb: SSAValue) -> None:
-                def tile(i0: SSAValue, rows: int) -> None:
-                    micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES, chunk=(k0, length, c_buf, i0, j0))
-
-                if full_tiles:
-                    em.loop(full_tiles, lambda ib: tile(em.idx_mul(ib, MR), MR))
-                if rem_rows:
-                    tile(em.index(full_tiles * MR), rem_rows)
-
-            def jb_body(jb):
-                j0 = em.idx_mul(jb, NR)
-
-                def copy_row(kk):
-                    for v in range(NR // LANES):
-                        j = em.idx_add(j0, em.index(v * LANES)) if v else j0
-                        row = em.vload(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), j), vt)
-                        em.vstore(row, panel_buf, [kk, em.index(v * LANES)])
-
-                em.loop(length, copy_row)
-                tiles_of(j0, jb)
+            def panel(j0: SSAValue, jb: SSAValue | None, cols: int = NR) -> None:
+                """Panel ``jb`` (None: the last, partial one, copied zero-padded)."""
+                copy_panel(batch, j0, cols, k0=k0, rows=length)
+                jb = em.index(full_panels) if jb is None else jb
+                row_tiles(lambda i0, rows: micro_kernel(
+                    batch, batch, i0, j0, jb, rows, NR // LANES, chunk=(k0, length, c_buf, i0, j0)))
 
             if full_panels:
-                em.loop(full_panels, jb_body, parallel=True)
-            if last_cols:  # the last, partial panel: copied zero-padded
-                j0 = em.index(full_panels * NR)
-
-                def copy_part(kk):
-                    for v in range(NR // LANES):
-                        em.vstore(zero_v, panel_buf, [kk, em.index(v * LANES)])
-                    src = lambda c: em.load(b_buf, plan.b_index(em, batch, em.idx_add(k0, kk), em.idx_add(j0, c)))  # noqa: E731
-                    em.loop(last_cols, lambda c: em.store(src(c), panel_buf, [kk, c]))
-
-                em.loop(length, copy_part)
-                tiles_of(j0, em.index(full_panels))
+                em.loop(full_panels, lambda jb: panel(em.idx_mul(jb, NR), jb), parallel=True)
+            if last_cols:
+                panel(em.index(full_panels * NR), None, last_cols)
 
         def chunked_batch(batch) -> None:
             em.loop(m_pad, lambda i: [em.vstore(zero_v, c_buf, [i, em.index(v * LANES)]) for v in range(n_pad // LANES)])
@@ -606,21 +552,16 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 chunk_of(batch, em.index(full_chunks * chunk_rows), k_rest)
 
             def epi(j0: SSAValue, cols: int) -> None:
-                if full_tiles:
-                    em.loop(full_tiles, lambda ib: epilogue(batch, em.idx_mul(ib, MR), j0, MR, cols, c_buf))
-                if rem_rows:
-                    epilogue(batch, em.index(full_tiles * MR), j0, rem_rows, cols, c_buf)
+                row_tiles(lambda i0, rows: epilogue(batch, i0, j0, rows, cols, c_buf))
 
             if full_panels:
                 em.loop(full_panels, lambda jb: epi(em.idx_mul(jb, NR), NR), parallel=True)
             if last_cols:
                 epi(em.index(full_panels * NR), last_cols)
 
-        one_batch = chunked_batch  # noqa: F811 - the chunked schedule replaces it
-
     def batch_level(d: int, batch: list[SSAValue]) -> None:
         if d == len(batch_shape):
-            one_batch(batch)
+            (chunked_batch if k_chunked else blocked_batch)(batch)
             return
         em.loop(batch_shape[d], lambda b: batch_level(d + 1, [*batch, b]))
 

@@ -33,9 +33,7 @@ from graphopt.lowering.compute_rules import (
     is_float,
     lowest,
     reduce_axes,
-    axis_innermost,
     register_compute_rule,
-    register_loop_order,
     result,
     s_add,
     s_max,
@@ -225,11 +223,6 @@ def _argmax(em: KernelEmitter, op: gr.ArgmaxOp, _: int, idx: list[SSAValue]) -> 
 
     init = em.scalar_constant(0 if t == i1 else lowest(t), t)
     return em.reduce([in_shape[axis]], [init, em.scalar_constant(0, i64)], body)[1]
-
-
-@register_loop_order(gr.LogSoftmaxOp)
-def _log_softmax_order(op: gr.LogSoftmaxOp, _: int) -> list[int]:
-    return axis_innermost(len(tensor_of(op.input).get_shape()), op.normalized_axis)
 
 
 @register_compute_rule(gr.LogSoftmaxOp)

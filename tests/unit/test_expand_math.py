@@ -130,3 +130,57 @@ def test_f64_keeps_libm() -> None:
     assert "@tanh(" in fn.optimized_llvm_ir
     a = np.linspace(-3, 3, 64)
     np.testing.assert_allclose(fn["f"](a), np.tanh(np.exp(a)), rtol=1e-15)
+
+
+def _exp_loop(n: int, nonpositive: bool):
+    """A loop-level ``o[i] = exp(a[i])`` over ``n`` f32, its exp expanded by
+    ``emit_exp_nonpositive`` when ``nonpositive`` (else by expand-math)."""
+    from xdsl.context import Context
+    from xdsl.dialects import arith, builtin, func, memref, scf
+    from xdsl.dialects import math as mathd
+    from xdsl.parser import Parser
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    from graphopt.dialects.loop import Loop
+    from graphopt.lowering.expand_math import emit_exp_nonpositive
+    from graphopt.runtime.executable import compile_loop_module
+
+    ctx = Context()
+    for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, mathd.Math, Loop):
+        ctx.load_dialect(d)
+    abi = f'#loop.abi<inputs = ["a" : tensor<{n}xf32>], outputs = ["o" : tensor<{n}xf32>], workspace = 0>'
+    module = Parser(ctx, f"""builtin.module {{
+  func.func @main(%a: memref<{n}xf32>, %o: memref<{n}xf32>, %ws: memref<0xi8>) attributes {{loop.abi = {abi}}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cn = arith.constant {n} : index
+    scf.for %i = %c0 to %cn step %c1 {{
+      %x = memref.load %a[%i] : memref<{n}xf32>
+      %y = math.exp %x : f32
+      memref.store %y, %o[%i] : memref<{n}xf32>
+    }}
+    func.return
+  }}
+}}""").parse_module()
+    if nonpositive:
+        (exp,) = [op for op in module.walk() if isinstance(op, mathd.ExpOp)]
+
+        def place(op):
+            Rewriter.insert_op(op, InsertPoint.before(exp))
+            return op
+
+        Rewriter.replace_op(exp, [], [emit_exp_nonpositive(place, exp.operand)])
+    return compile_loop_module(module).main
+
+
+def test_exp_of_nonpositive_is_bitwise_the_expansion() -> None:
+    """Softmax's ``exp(x - max)`` (``x <= 0`` or NaN) equals expand-math's exp
+    bit for bit: every 61st pattern from -0 to -inf, the neighbours of the
+    scaling edges, 0 and NaN."""
+    patterns = np.arange(0x80000000, 0xFF800001, 61, dtype=np.int64).astype(np.uint32).view(F32)
+    edges = neighbours([-87.33654022216797, -103.97207641601562, -104.0, -0.34657359], 256)
+    x = np.concatenate([patterns, edges[edges <= 0], np.array([0.0, -0.0, -np.inf, np.nan], F32)])
+    want = _exp_loop(x.size, nonpositive=False)(x)
+    got = _exp_loop(x.size, nonpositive=True)(x)
+    np.testing.assert_array_equal(got.view(np.uint32)[~np.isnan(want)], want.view(np.uint32)[~np.isnan(want)])
+    assert np.isnan(got[np.isnan(want)]).all()

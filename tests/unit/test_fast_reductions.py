@@ -57,15 +57,31 @@ def test_layer_norm_against_float64() -> None:
 
 
 def test_softmax_nan_and_inf_rows_match_numpy() -> None:
-    """A NaN, an inf or a row of -inf make the row NaN, as in numpy (the row max
-    propagates NaN; maxnum would ignore it, with the same results)."""
-    x = RNG.standard_normal((4, 40)).astype(np.float32)
+    """A NaN of either sign, an inf or a row of -inf make the row NaN, as in
+    numpy: the row max, an integer max of the ordered bits, takes a positive
+    NaN and passes a negative one by, and the row's sum is NaN either way."""
+    x = RNG.standard_normal((6, 40)).astype(np.float32)
     x[0, 3] = np.nan
     x[1, 7] = np.inf
     x[2, :] = -np.inf
+    x[3, 5] = -np.float32(np.nan)
+    x[4, :] = -0.0
+    x[4, 9] = 0.0
     got = compile_one(x.shape, lambda b, v: b.softmax(v, axis=1))(x)
     with np.errstate(invalid="ignore"):
         e = np.exp(x - x.max(axis=1, keepdims=True))
         want = e / e.sum(axis=1, keepdims=True)
     np.testing.assert_allclose(got, want, rtol=2e-6, equal_nan=True)
-    assert np.isnan(got[:3]).all() and not np.isnan(got[3]).any()
+    assert np.isnan(got[:4]).all() and not np.isnan(got[4:]).any()
+
+
+def test_softmax_row_max_of_negative_rows_f32_and_f64() -> None:
+    """Rows of negative numbers, whose bits order backwards: the max (so the
+    shift) is the largest; f64 uses the same integer max on 64 bits."""
+    for dtype, rtol, atol in ((np.float32, 2e-6, 1e-30), (np.float64, 1e-13, 1e-300)):
+        x = -np.abs(RNG.standard_normal((8, 33))).astype(dtype) * 50 - 1
+        b = GraphBuilder("f")
+        fn = graphopt.compile(b.build(b.softmax(b.input(x.shape, dtype), axis=1)), opt_level=2)["f"]
+        x64 = x.astype(np.float64)
+        e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+        np.testing.assert_allclose(fn(x), e / e.sum(axis=1, keepdims=True), rtol=rtol, atol=atol)

@@ -130,9 +130,10 @@ def test_the_worker_optimises_like_this_process() -> None:
 # cost model disagreed") and aborts the process on a scalar maxnum reduction
 # loop at these trip counts (f64: 6, 7, 20-23, 28-31; f32: 20-23, 28-31, 127).
 # The lowering keeps such loops from the vectoriser (lowering/to_llvm/cf.py),
-# and the row max of softmax and log_softmax is a maximumf reduction, which
-# LLVM vectorises without the assertion.  Both compiled in a child process,
-# so that an abort is this test's failure and not the end of the test run.
+# and the row max of softmax and log_softmax is an integer max of the ordered
+# bits, which LLVM vectorises without the assertion.  Both compiled in a child
+# process, so that an abort is this test's failure and not the end of the test
+# run.
 _MAXNUM_ROWS = """
 import numpy as np
 import graphopt
