@@ -40,7 +40,7 @@ from graphopt.dialects.graph import (
 )
 from graphopt.lowering.expand_math import emit_exp_nonpositive
 from graphopt.lowering.register_tile import tile_value
-from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError
+from graphopt.lowering.kernel_emitter import KernelEmitter
 
 ComputeRule = Callable[[KernelEmitter, GraphOp, int, list[SSAValue]], SSAValue]
 LoopOrderRule = Callable[[GraphOp, int], list[int]]

@@ -267,7 +267,7 @@ class FunctionLowering:
         out_types = [memref_of(tensor_of(v)) for v in ret.arguments]
         ws_type = MemRefType(i8, [ws_bytes])
         driver_block = Block(arg_types=[*in_types, *out_types, ws_type])
-        n_in, n_out = len(in_types), len(out_types)
+        n_in = len(in_types)
         ws = driver_block.args[-1]
         buffer: dict[SSAValue, SSAValue] = dict(zip(fn.body.block.args, driver_block.args[:n_in]))
         for v, slot in output_slot.items():
