@@ -4,7 +4,9 @@ The loop level is built from upstream dialects: ``scf.for`` loops,
 ``memref.load``/``store``/``view``/``alloca``/``get_global`` over static,
 identity-layout builtin memrefs, ``arith`` and ``math`` scalars, ``func``
 kernels and drivers.  This dialect only adds the driver ABI, recorded in the
-IR so that the runtime reads it from the lowered module::
+IR so that the runtime reads it from the lowered module, and
+``loop.prefetch``, MLIR's ``memref.prefetch`` (which xDSL lacks): a read
+hint for the line holding one element, lowered to ``llvm.prefetch``::
 
     func.func @main(%x: memref<4x8xf32>, %o: memref<4xf32>, %ws: memref<256xi8>)
         attributes {loop.abi = #loop.abi<inputs = ["x" : tensor<4x8xf32>],
@@ -26,7 +28,7 @@ hand-written loop IR cannot crash or hang the process):
   which ``lower-loop-to-llvm`` runs on a thread pool when it is
   one-dimensional without reductions (its iterations must write separate
   elements);
-* a ``memref.load``/``memref.store`` index that is a constant must lie inside
+* a ``memref.load``/``memref.store``/``loop.prefetch`` index that is a constant must lie inside
   the memref; a ``vector.load``/``store`` (its lanes contiguous from the
   indexed element, possibly on into the next row) must end inside it; an index computed at run time is trusted, unless the module is
   lowered with ``lower-loop-to-llvm{bounds-check=true}``, which guards every
@@ -44,6 +46,7 @@ from collections.abc import Sequence
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    I32,
     DenseIntOrFPElementsAttr,
     IndexType,
     IntAttr,
@@ -55,7 +58,9 @@ from xdsl.dialects.builtin import (
     VectorType,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
-from xdsl.irdl import irdl_attr_definition
+from xdsl.irdl import (
+    IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, prop_def, var_operand_def,
+)
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -64,6 +69,7 @@ __all__ = [
     "ABI_ATTR_NAME",
     "DriverABIAttr",
     "Loop",
+    "PrefetchOp",
     "check_loop_level_op",
     "constant_index",
     "get_driver_abi",
@@ -215,6 +221,45 @@ def set_driver_abi(func_op: Operation, abi: DriverABIAttr) -> None:
 
 
 # --------------------------------------------------------------------------
+# loop.prefetch
+# --------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class PrefetchOp(IRDLOperation):
+    """A read prefetch of the cache line holding ``memref[indices]``::
+
+        loop.prefetch %w[%i, %c0], locality 2 : memref<64x32xf32>
+
+    ``locality`` is LLVM's: 0 (no reuse) to 3 (keep in every level).  The
+    indices must lie inside the memref, as a load's (the address is an
+    inbounds ``getelementptr``, and ``bounds-check=true`` checks them); the
+    hint itself never faults.  The NCHWc conv kernel
+    fetches the next accumulation block's weights while it runs this one's."""
+
+    name = "loop.prefetch"
+
+    memref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    locality = prop_def(IntegerAttr[I32])
+
+    assembly_format = "$memref `[` $indices `]` `,` `locality` $locality attr-dict `:` type($memref)"
+
+    def __init__(self, ref: SSAValue, indices: Sequence[SSAValue], locality: int = 3):
+        super().__init__(
+            operands=[ref, indices], properties={"locality": IntegerAttr(locality, IntegerType(32))}
+        )
+
+    def verify_(self) -> None:
+        t = self.memref.type
+        assert isinstance(t, MemRefType)
+        if len(self.indices) != t.get_num_dims():
+            raise VerifyException(f"loop.prefetch needs {t.get_num_dims()} indices for {t}, got {len(self.indices)}")
+        if not 0 <= self.locality.value.data <= 3:
+            raise VerifyException(f"loop.prefetch locality must be 0 to 3, got {self.locality.value.data}")
+
+
+# --------------------------------------------------------------------------
 # verification rules for upstream ops
 # --------------------------------------------------------------------------
 
@@ -233,8 +278,8 @@ def check_loop_level_op(op: Operation) -> None:
         for s in [op.step] if isinstance(op, scf.ForOp) else op.step:
             if (step := constant_index(s)) is not None and step <= 0:
                 raise VerifyException(f"{op.name} step must be positive, got the constant {step}")
-    elif isinstance(op, memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp):
-        t = op.memref.type if isinstance(op, memref.LoadOp | memref.StoreOp) else op.base.type
+    elif isinstance(op, memref.LoadOp | memref.StoreOp | PrefetchOp | vector.LoadOp | vector.StoreOp):
+        t = op.memref.type if isinstance(op, memref.LoadOp | memref.StoreOp | PrefetchOp) else op.base.type
         vt = op.result.type if isinstance(op, vector.LoadOp) else getattr(op, "vector", None)
         vt = vt.type if isinstance(vt, SSAValue) else vt
         lanes = vt.get_shape()[-1] if isinstance(vt, VectorType) else 1
@@ -282,4 +327,4 @@ def element_num_bytes(t: Attribute) -> int:
     raise VerifyException(f"unsupported memref element type {t}")
 
 
-Loop = Dialect("loop", [], [DriverABIAttr])
+Loop = Dialect("loop", [PrefetchOp], [DriverABIAttr])

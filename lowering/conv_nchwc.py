@@ -18,7 +18,14 @@ compile time as ``[ceil(O/32), C/cl, KH, KW, cl, 32]`` (zero-padded):
         out[n, 2p + v, oy, ox0 + r, :] = epilogue(tile[t][r][v])   (one 64-byte store each)
 
 The block's weights (a pointwise conv: 128 channels x 32, 16 KB) stay in L1
-over the strip's tiles.
+over the strip's tiles.  While the first tiles of a strip run a block, each
+weight row they read also prefetches (``loop.prefetch``) one line of the same
+row of the next block (a strip of one tile: every line of it), of the next
+panel after the last block when a panel is one strip, so the next block
+arrives from L2 or memory while this one computes, not on the first tile's
+loads.  Measured in one process, interleaved, ResNet-50 at one thread:
+46.3 -> 42.6 ms (onnxruntime 43.6); locality 2 against 3, 1 and 0: 42.5
+against 43.3, 44.6 and 44.0 ms.
 Every tile reads whole 64-byte lines of the input (the 16 channels of a
 pixel) and writes whole lines of the output and residual, in sequence, where
 the NCHW GEMM's tile writes a short run into each of hundreds of channel
@@ -44,6 +51,7 @@ from xdsl.ir import SSAValue
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph import tensor_of
+from graphopt.dialects.loop import PrefetchOp
 from graphopt.lowering.compute_rules import elem_type, lowest, register_compute_rule, s_mac, s_max
 from graphopt.lowering.conv_gemm import TWO_LEVEL_BLOCKS, channel_block, idx_plus
 from graphopt.lowering.kernel_emitter import KernelEmitter
@@ -91,6 +99,10 @@ WIDE_PANEL_BYTES = 256 * 1024
 UNROLL_CI = 4
 #: Largest zero-padded input copy (a stack buffer), as in conv_gemm.
 MAX_XQ_BYTES = 4 * 1024 * 1024
+#: Prefetch the next accumulation block's weights (module docstring), with
+#: LLVM's locality 2 (keep in L2 and L1).
+PREFETCH_WEIGHTS = True
+PREFETCH_LOCALITY = 2
 
 
 @dataclass
@@ -295,8 +307,41 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
             buf, at = x, [n, ib, iy, ix, ci] if plan.cl > 1 else [n, ib, iy, ix]
         return em.emit_here(memref.LoadOp.get(buf, at)).results[0]
 
-    def block_sum(n, p, oy, ox0, rows: int, nvec: int, ib0: SSAValue, count: int) -> list[SSAValue]:
-        """The accumulators over input blocks ``ib0 .. ib0 + count``.
+    panels = plan.packed.type.get_shape()[0]  # type: ignore[union-attr]
+
+    def prefetch_lanes(off: SSAValue, nvec: int, tiles: int) -> tuple[SSAValue, list[SSAValue]] | None:
+        """How far ahead (input blocks) and which lines of a weight row the
+        tile at strip offset ``off`` prefetches: the first ``nvec`` tiles of
+        a strip one line each, the others none (a step of 0: their own row,
+        already in L1), a strip of fewer tiles every line.  None when the
+        next block is always this one (a panel of one block and many strips)."""
+        if not PREFETCH_WEIGHTS or (nblocks == 1 and strips_per_panel > 1):
+            return None
+        if tiles < nvec:
+            return em.index(cbk), [em.index(v * LANES) for v in range(nvec)]
+        later = em.pure(arith.MinSIOp, (em.idx_div(off, nvec * mr), em.index(1)), em.index(0).type)
+        step = em.pure(arith.SubiOp, (em.index(cbk), em.idx_mul(later, cbk)), later.type)
+        return step, [em.idx_mul(em.idx_rem(em.idx_div(off, mr), nvec), LANES)]
+
+    def prefetch_next(p: SSAValue, ib: SSAValue, ahead: tuple[SSAValue, list[SSAValue]], row: list[SSAValue]) -> None:
+        """Prefetch weight ``row`` (ky, kx, ci) of the block ``step`` input
+        blocks on from ``ib``: into the next panel when a panel is one strip
+        (the last panel's last block fetches its own), else back to block 0."""
+        if ahead is None:
+            return
+        step, lanes = ahead
+        nib = em.idx_add(ib, step)
+        if strips_per_panel == 1:
+            linear = em.pure(arith.MinSIOp, (em.idx_add(em.idx_mul(p, plan.cb), nib), em.index(panels * plan.cb - 1)), nib.type)
+            p, nib = em.idx_div(linear, plan.cb), em.idx_rem(linear, plan.cb)
+        else:
+            nib = em.idx_rem(nib, plan.cb)
+        for lane in lanes:
+            em.emit_here(PrefetchOp(plan.packed, [p, nib, *row, lane], PREFETCH_LOCALITY))
+
+    def block_sum(n, p, oy, ox0, rows: int, nvec: int, ib0: SSAValue, count: int, ahead) -> list[SSAValue]:
+        """The accumulators over input blocks ``ib0 .. ib0 + count``, each
+        weight row prefetching as ``ahead`` (:func:`prefetch_lanes`) says.
 
         A pointwise conv runs the block's channels UNROLL_CI at a time
         straight; a conv with more taps loops over the channels and runs
@@ -315,6 +360,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
             ky, kx = iv.get("ky", em.index(0)), iv.get("kx", em.index(0))
             ci = em.idx_add(em.idx_mul(iv["c4"], UNROLL_CI), iv["c1"]) if "c4" in iv else iv.get("ci", em.index(0))
             iy = em.idx_add(em.idx_mul(oy, sy), ky) if oy is not None else None
+            prefetch_next(p, ib, ahead, [ky, kx, ci])
             ws = [em.emit_here(vector.LoadOp(plan.packed, [p, ib, ky, kx, ci, em.index(v * LANES)], vt)).results[0]
                   for v in range(nvec)]  # fmt: skip
             nxt = list(accs)
@@ -385,9 +431,11 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
 
             em.loop(rows, row)
 
+        tiles = rows * (count + (rem > 0))
+
         def sums(pos: tuple, size: int, ib0: SSAValue, blocks: int) -> list[SSAValue]:
-            oy, x, _ = pos
-            return block_sum(n, p, oy, x, size, nvec, ib0, blocks)
+            oy, x, off = pos
+            return block_sum(n, p, oy, x, size, nvec, ib0, blocks, prefetch_lanes(off, nvec, tiles))
 
         if nblocks == 1:
 
@@ -416,6 +464,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
             em.loop_blocks(plan.cb, group * cbk, grouped)
         each_tile(lambda pos, size: finish(n, p, pos, size, nvec, None))
 
+    strips_per_panel = strips * (full_tiles + (rem > 0)) if tile_strips else strips
     k = plan.cb * plan.cl * plan.kh * plan.kw
     by_panels = split_panels(strips, full_panels, plan.o * k, plan.cb * plan.cl * plan.hp * plan.wp)
 

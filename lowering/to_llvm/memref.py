@@ -21,6 +21,9 @@
   ``internal`` ``llvm.mlir.global`` with its dense initializer (``constant``
   when the memref global is), zero-initialised when it has none.
 * ``memref.copy``: ``llvm.memcpy``.
+* ``loop.prefetch``: ``llvm.prefetch`` (read, data cache) of the element's
+  address, checked as a load's with ``bounds-check=true`` (the hint never
+  faults, but an index outside the memref is a schedule's bug).
 * ``memref.collapse_shape`` (identity layouts): the same pointer;
   ``memref.subview`` with static offsets and unit strides: a
   ``getelementptr`` to its first element.  A strided memref is only copied
@@ -45,13 +48,14 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i1,
     i8,
+    i32,
     i64,
 )
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
 
-from graphopt.dialects.loop import memref_num_bytes
+from graphopt.dialects.loop import PrefetchOp, memref_num_bytes
 from graphopt.lowering.op_builder import walk_ops
 from graphopt.lowering.to_llvm.common import (
     PTR,
@@ -345,6 +349,18 @@ class CopyPattern(RewritePattern):
         replace_with_llvm(rewriter, op, [call_intrinsic("llvm.memcpy.p0.p0.i64", args, [])], [])
 
 
+@dataclass
+class PrefetchPattern(RewritePattern):
+    bounds_check: bool = False
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: PrefetchOp, rewriter: PatternRewriter, /) -> None:
+        at = before(op)
+        ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
+        flags = [const(rewriter, at, v, i32) for v in (0, op.locality.value.data, 1)]  # read, locality, data
+        replace_with_llvm(rewriter, op, [call_intrinsic("llvm.prefetch.p0", [ptr, *flags], [])], [])
+
+
 @dataclass(frozen=True)
 class ConvertMemRefToLLVMPass(ConversionPass):
     name = "convert-memref-to-llvm"
@@ -358,6 +374,7 @@ class ConvertMemRefToLLVMPass(ConversionPass):
             memref.AllocaOp: AllocaPattern(), memref.GetGlobalOp: GetGlobalPattern(),
             memref.GlobalOp: GlobalPattern(), memref.CopyOp: CopyPattern(),
             memref.CollapseShapeOp: CollapseShapePattern(), memref.SubviewOp: SubviewPattern(),
+            PrefetchOp: PrefetchPattern(self.bounds_check),
         }  # fmt: skip
 
     def finish(self, op, patterns) -> None:

@@ -12,6 +12,7 @@ from xdsl.dialects import vector
 
 import graphopt
 from graphopt.dialects import graph
+from graphopt.dialects.loop import PrefetchOp
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.compile import run_pipeline
@@ -80,6 +81,34 @@ def test_conv2d_nchwc_compiled(c, o, size, k, s, p, blocked, threads) -> None:
     lower_graph_to_loop(lowered)
     assert any(isinstance(op, vector.FMAOp) for op in lowered.walk())  # the micro-kernel
     got = graphopt.compile(m, opt_level=2, num_threads=threads)["f"](x, res)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+PREFETCH_CASES = [
+    (256, 64, 10, 1, 1, 0, True, 1),  # strips of one tile, two blocks: every line, wrapping in the panel
+    (512, 128, 7, 1, 1, 0, True, 2),  # a panel one strip: on into the next panel
+    (64, 64, 7, 3, 1, 1, True, 1),  # 3x3, a panel one strip
+    (64, 64, 12, 3, 1, 1, True, 2),  # 3x3 in strips of rows, wrapping in the panel
+]
+
+
+@pytest.mark.parametrize("c,o,size,k,s,p,blocked,threads", PREFETCH_CASES + CASES)
+def test_weight_prefetches_stay_inside_the_packed_weights(c, o, size, k, s, p, blocked, threads) -> None:
+    """The kernel's ``loop.prefetch``es of the next block's weights, compiled
+    with bounds checking (a prefetch outside the packed weights is an
+    error), change nothing in the result."""
+    x, w = rand(1, c, size, size), rand(o, c, k, k) * 0.1
+    b = GraphBuilder("f")
+    xi = b.input(x.shape)
+    m = b.build(b.conv2d_nchwc(b.reorder_nchwc(xi, 16) if blocked else xi, b.constant(w), (s, s), (p,) * 4, (1, 1), 16))
+    lowered = m.clone()
+    run_pipeline(lowered, "O2")
+    lower_graph_to_loop(lowered)
+    prefetches = sum(isinstance(op, PrefetchOp) for op in lowered.walk())
+    if (c, o, size, k) in [case[:4] for case in PREFETCH_CASES]:
+        assert prefetches > 0
+    got = graphopt.compile(m, opt_level=2, num_threads=threads, bounds_check=True)["f"](x)
+    want = graph.to_blocked(conv64(x, w, s, p), 16)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 

@@ -48,4 +48,22 @@ func.func @access(%a: memref<4x8xf32>, %b: memref<3xi1>, %ws: memref<64xi8>, %i:
   "memref.copy"(%g, %v) : (memref<2xf32>, memref<2xf32>) -> ()
   func.return
 }
+
+// loop.prefetch: llvm.prefetch (read, the locality, the data cache) of the
+// element's address, checked as a load's with bounds-check=true.
+// CHECK-LABEL: func.func @prefetch
+// CHECKED-LABEL: func.func @prefetch
+func.func @prefetch(%w: memref<4x32xf32>, %i: index) {
+  %c16 = arith.constant 16 : index
+  // CHECK-DAG: %[[READ:.*]] = llvm.mlir.constant(0 : i32) : i32
+  // CHECK-DAG: %[[LOC:.*]] = llvm.mlir.constant(2 : i32) : i32
+  // CHECK-DAG: %[[DATA:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK: %[[P:.*]] = llvm.getelementptr inbounds %{{.*}}[16] : (!llvm.ptr) -> !llvm.ptr, f32
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.prefetch.p0"(%[[P]], %[[READ]], %[[LOC]], %[[DATA]]) : (!llvm.ptr, i32, i32, i32) -> ()
+  // CHECKED: llvm.icmp "ult"
+  // CHECKED: llvm.select
+  // CHECKED: llvm.call_intrinsic "llvm.prefetch.p0"
+  loop.prefetch %w[%i, %c16], locality 2 : memref<4x32xf32>
+  func.return
+}
 // CHECKED: llvm.mlir.global common @graphopt_bounds_error
