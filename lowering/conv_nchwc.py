@@ -61,15 +61,17 @@ from graphopt.lowering.rules_nn import Window, reduce_dims, window_unroll
 from graphopt.lowering.rules_tensor import select
 
 LANES = 16
-#: Register tiles (output blocks x pixels): WIDE when the output blocks
-#: come in fours (24 accumulators: 4 weight and 6 broadcast loads per 24
-#: FMAs), else NARROW (two blocks, 7 pixels when they divide the row, else 8
-#: and a shorter last tile).  Rows of at most NARROW_ROWS pixels that are not
-#: flattened (a pointwise conv runs over the plane's pixels as one
-#: row) take the narrow tile.  Measured, one thread, warm, interleaved: wide
-#: 1x1 256->64 @56 0.78 -> 0.74 ms, 1024->256 @14 0.78 -> 0.72, 3x3 64 @56
-#: 1.64 -> 1.55; narrow 3x3 256 @14 2.20 -> 1.66 (6 + 6 + 2 pixels), 128 @28
-#: 1.53 -> 1.51.
+#: Register tiles (output blocks x pixels): WIDE for a pointwise conv whose
+#: output blocks come in fours (24 accumulators: 4 weight and 6 broadcast
+#: loads per 24 FMAs), else NARROW (two blocks, 7 pixels when they divide the
+#: row, else 8 and a shorter last tile).  Rows of at most NARROW_ROWS pixels
+#: that are not flattened (a pointwise conv runs over the plane's pixels as
+#: one row) take the narrow tile.  Measured, one thread, warm, interleaved:
+#: wide 1x1 256->64 @56 0.78 -> 0.74 ms, 1024->256 @14 0.78 -> 0.72; narrow
+#: 3x3 256 @14 2.20 -> 1.66 (6 + 6 + 2 pixels), 128 @28 1.53 -> 1.51.  A conv
+#: with more taps is narrow: its wide block of weights (9 x 16 x 64 floats,
+#: 36 KB) crowds L1 (in one process: 3x3 64 @56 1.41 -> 1.11 ms, 64 @48
+#: 1.00 -> 0.80, the 7x7 stem 1.35 -> 1.14; ResNet-50 40.5 -> 39.8 ms).
 WIDE = (4, 6)
 NARROW = (2, 7)
 NARROW_ROWS = 28
@@ -187,7 +189,7 @@ def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict) -> NchwcPlan | None:
     plan.flat = (kh, kw) == (1, 1) and cl > 1 and (plan.collapsed or PLANE_TILES)
     width = oh * ow if plan.flat else ow
     wide_panel = cb * cl * kh * kw * WIDE[0] * LANES * 4
-    wide = (o // LANES) % WIDE[0] == 0 and width > NARROW_ROWS and wide_panel <= WIDE_PANEL_BYTES
+    wide = (o // LANES) % WIDE[0] == 0 and width > NARROW_ROWS and wide_panel <= WIDE_PANEL_BYTES and kh * kw == 1
     plan.nb, plan.mr = WIDE if wide else NARROW
     if plan.nb == NARROW[0] and width % plan.mr:
         plan.mr = 8

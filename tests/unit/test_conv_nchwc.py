@@ -55,7 +55,7 @@ CASES = [
     # c, o, size, kernel, stride, pad, blocked input, threads   (tile chosen)
     (64, 64, 10, 1, 1, 0, True, 1),  # wide tile, flat pixels, remainder tile
     (32, 48, 9, 1, 1, 0, True, 2),  # narrow tile, odd last block, 8-pixel tiles
-    (32, 64, 8, 3, 1, 1, True, 1),  # padded 3x3, wide rows of 8 = 6 + 2
+    (32, 64, 8, 3, 1, 1, True, 1),  # padded 3x3, narrow rows of 8 pixels
     (64, 64, 13, 3, 2, 1, True, 2),  # strided, padded
     (64, 32, 14, 1, 2, 0, True, 1),  # pointwise stride 2: per row, not flat
     (3, 32, 20, 7, 2, 3, False, 2),  # the stem: NCHW input
