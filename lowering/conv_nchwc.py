@@ -84,9 +84,10 @@ NARROW_ROWS = 28
 #: 1x1 2048->512 @7 0.89 -> 0.80, 1024->256 @14 0.72 -> 0.67.
 STRIP_PIXELS = 100
 #: A pointwise conv with a smaller weight panel runs a tile a strip (its
-#: panel streams from L2 well enough; 256->64 @56, a 64 KB panel: 0.58 ->
-#: 0.67 ms in strips).
-MIN_STRIP_PANEL_BYTES = 128 * 1024
+#: panel streams from L2 well enough).  Measured in one process: 64 KB
+#: panels (256 channels x 64) in strips, 256->512 /2 @56 1.16 -> 1.02 ms,
+#: 256->64 @56 unchanged, ResNet-50 41.05 -> 40.40 ms; 32 KB ones, slower.
+MIN_STRIP_PANEL_BYTES = 64 * 1024
 #: A strided pointwise conv's tiles also run over its output plane (each
 #: pixel reads its own input row), so they can be wide: measured warm, one
 #: thread, in one process: 256->512 /2 @56 1.73 -> 1.33 ms, 1024->2048 /2
