@@ -89,6 +89,7 @@ from graphopt import errors, rules
 from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.lowering import parallel_split
 from graphopt.lowering.op_builder import attach, build, with_defaults
+from graphopt.lowering.stream_prefetch import chunk_elements, prefetch_streams
 
 
 class LoweringError(errors.LoweringError):
@@ -567,6 +568,19 @@ class KernelEmitter:
                     ivs[order[k]] = iv
                     level(k + 1)
                 return
+            chunk = chunk_elements(shape, order[k], buffer.type) if k == len(order) - 1 and k != par else None
+            if chunk is not None:  # a streamed nest: chunks of a line, each prefetching (stream_prefetch)
+                outer, outer_scope = self._open_loop(shape[order[k]] // chunk, ())
+                with self.at(outer_scope):
+                    j0 = self.idx_mul(outer_scope.block.args[0], chunk)
+                    for_op, scope = self._open_loop(chunk, ())
+                    with self.at(scope):
+                        ivs[order[k]] = self.pure(arith.AddiOp, (j0, scope.block.args[0]), INDEX)
+                        level(k + 1)
+                    self._close_loop(for_op, scope, ())
+                self._close_loop(outer, outer_scope, ())
+                streams.append((for_op, ivs[order[k]], j0))
+                return
             for_op, scope = self._open_loop(shape[order[k]], (), parallel=k == par)
             ivs[order[k]] = scope.block.args[0]
             if k == len(order) - 1:
@@ -577,8 +591,11 @@ class KernelEmitter:
             self._close_loop(for_op, scope, ())
 
         innermost: list[Operation] = []
+        streams: list[tuple[scf.ForOp, SSAValue, SSAValue]] = []
         level(0)
         self._innermost = None
+        for stream in streams:
+            prefetch_streams(*stream)
         # No outer loop to split: the innermost one is split when each of its
         # elements is a loop of its own (a reduction), which LLVM does not
         # vectorise across elements, so a chunk boundary changes nothing.
