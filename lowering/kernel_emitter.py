@@ -578,8 +578,8 @@ class KernelEmitter:
                         ivs[order[k]] = self.pure(arith.AddiOp, (j0, scope.block.args[0]), INDEX)
                         level(k + 1)
                     self._close_loop(for_op, scope, ())
+                    prefetch_streams(self, for_op, ivs[order[k]], j0)
                 self._close_loop(outer, outer_scope, ())
-                streams.append((for_op, ivs[order[k]], j0))
                 return
             for_op, scope = self._open_loop(shape[order[k]], (), parallel=k == par)
             ivs[order[k]] = scope.block.args[0]
@@ -591,11 +591,8 @@ class KernelEmitter:
             self._close_loop(for_op, scope, ())
 
         innermost: list[Operation] = []
-        streams: list[tuple[scf.ForOp, SSAValue, SSAValue]] = []
         level(0)
         self._innermost = None
-        for stream in streams:
-            prefetch_streams(*stream)
         # No outer loop to split: the innermost one is split when each of its
         # elements is a loop of its own (a reduction), which LLVM does not
         # vectorise across elements, so a chunk boundary changes nothing.

@@ -8,8 +8,8 @@ bandwidth (the 8-op chain over 16 MB: 13-16 GB/s against a STREAM triad of
 25-33).  Such a nest's innermost loop runs in chunks of one cache line, and
 each chunk prefetches (``loop.prefetch``) the line ``AHEAD_BYTES`` further
 on in every large input it reads in order; LLVM still vectorises the chunk
-(a call in the loop itself would keep it scalar).  Measured, one thread:
-2.49 -> 1.40-1.62 ms, 53% -> 64-74% of the STREAM triad of the same run;
+(a call in the loop itself would keep it scalar), its prefetches after it.  Measured, one thread:
+2.49 -> 1.22-1.69 ms, 53% -> 60-76% of the STREAM triad of the same run;
 prefetching the output's lines as well: no faster (1.41 ms).
 """
 
@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, MemRefType, i64
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType, i64
 from xdsl.ir import Operation, SSAValue
-from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.dialects.loop import PrefetchOp, element_num_bytes
+
+if TYPE_CHECKING:
+    from graphopt.lowering.kernel_emitter import KernelEmitter
 
 #: Arrays of at least this size are streamed from L3 or memory (2x L2).
 MIN_STREAM_BYTES = 4 << 20
@@ -43,14 +46,14 @@ def chunk_elements(shape: Sequence[int], innermost_dim: int, buffer: MemRefType)
     return chunk if math.prod(shape) * size >= MIN_STREAM_BYTES else None
 
 
-def prefetch_streams(inner: scf.ForOp, j: SSAValue, j0: SSAValue) -> None:
-    """Before the inner loop of a chunk (``j = j0 + iv``), a prefetch of
-    each large memref it loads at ``[outer..., j]`` (outer indices from
-    outside the chunk), ``AHEAD_BYTES`` on, on the memref's flat view
-    (clamped to its last element)."""
+def prefetch_streams(em: KernelEmitter, inner: scf.ForOp, j: SSAValue, j0: SSAValue) -> None:
+    """After the inner loop of a chunk (``j = j0 + iv``), in the chunk, a
+    prefetch of each large memref it loads at ``[outer..., j]`` (outer
+    indices from outside the chunk), ``AHEAD_BYTES`` on, on the memref's
+    flat view (clamped to its last element)."""
     block = inner.body.block
     seen: set[SSAValue] = set()
-    for op in list(block.ops):
+    for op in block.ops:
         if not isinstance(op, memref.LoadOp) or op.indices[-1] is not j or op.memref in seen:
             continue
         t = op.memref.type
@@ -62,24 +65,14 @@ def prefetch_streams(inner: scf.ForOp, j: SSAValue, j0: SSAValue) -> None:
         ):
             continue
         seen.add(op.memref)
-        new: list[Operation] = []
-
-        def emit(o: Operation) -> SSAValue:
-            new.append(o)
-            return o.results[0]
-
-        def const(v: int) -> SSAValue:
-            return emit(arith.ConstantOp(IntegerAttr(v, IndexType())))
-
-        linear, stride = emit(arith.AddiOp(j0, const(AHEAD_BYTES // size))), shape[-1]
+        linear, stride = em.idx_add(j0, em.index(AHEAD_BYTES // size)), shape[-1]
         for d in reversed(range(len(shape) - 1)):
-            linear = emit(arith.AddiOp(linear, emit(arith.MuliOp(op.indices[d], const(stride)))))
+            linear = em.idx_add(linear, em.idx_mul(op.indices[d], stride))
             stride *= shape[d]
-        at = emit(arith.MinSIOp(linear, const(total - 1)))
+        at = em.pure(arith.MinSIOp, (linear, em.index(total - 1)), linear.type)
         groups = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in range(len(shape))])])
-        flat = emit(memref.CollapseShapeOp(
+        flat = em.emit(memref.CollapseShapeOp(
             operands=[op.memref], result_types=[MemRefType(t.element_type, [total])],
             properties={"reassociation": groups},
-        ))  # fmt: skip
-        new.append(PrefetchOp(flat, [at], LOCALITY))
-        Rewriter.insert_op(new, InsertPoint.before(inner))
+        )).results[0]  # fmt: skip
+        em.emit_here(PrefetchOp(flat, [at], LOCALITY))
