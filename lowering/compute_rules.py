@@ -145,7 +145,14 @@ def s_div(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
 
 def s_max(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
     """NaN-propagating maximum, as numpy's ``maximum``."""
-    return result(em.emit(arith.MaximumfOp(a, b) if is_float(a.type) else arith.MaxSIOp(a, b)))
+    return em.pick(a, b, "ogt") if is_float(a.type) else result(em.emit(arith.MaxSIOp(a, b)))
+
+
+def s_max_reduce(em: KernelEmitter, acc: SSAValue, x: SSAValue) -> SSAValue:
+    """The NaN-propagating maximum as a reduction step: ``arith.maximumf``,
+    which LLVM's loop vectoriser recognises as a reduction (the select form
+    of :func:`s_max` it does not)."""
+    return result(em.emit(arith.MaximumfOp(acc, x) if is_float(acc.type) else arith.MaxSIOp(acc, x)))
 
 
 def s_exp(em: KernelEmitter, a: SSAValue) -> SSAValue:
@@ -360,7 +367,7 @@ def reduce_axes(
 def _reduce(em: KernelEmitter, op: ReduceOp, _: int, idx: list[SSAValue]) -> SSAValue:
     t = elem_type(op.result)
     if isinstance(op, graph.ReduceMaxOp):
-        return reduce_axes(em, op, idx, lowest(t), s_max)
+        return reduce_axes(em, op, idx, lowest(t), s_max_reduce)
     total = reduce_axes(em, op, idx, 0, s_acc)
     if isinstance(op, graph.ReduceMeanOp):
         in_shape = tensor_of(op.input).get_shape()

@@ -80,6 +80,8 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     TensorType,
+    VectorType,
+    i1,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -240,6 +242,21 @@ class KernelEmitter:
 
     def addf(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.pure(arith.AddfOp, (a, b), a.type)
+
+    def pick(self, a: SSAValue, b: SSAValue, pred: str) -> SSAValue:
+        """``a if a <pred> b or isnan(a) else b`` on floats or float vectors:
+        numpy's ``maximum`` (``ogt``) and ``minimum`` (``olt``) exactly, signed
+        zeros included (``maximum(+0, -0)`` is ``-0``), and three AVX-512
+        instructions a vector where ``arith.maximumf``, which orders ``-0 <
+        +0``, takes six."""
+        t = a.type
+        cond_t = VectorType(i1, t.get_shape()) if isinstance(t, VectorType) else i1
+        code = {"ogt": 2, "olt": 4, "uno": 14}
+        wins, nan = (
+            self.pure(arith.CmpfOp, (x, y), cond_t, {"predicate": IntegerAttr(code[p], i64)})
+            for x, y, p in ((a, b, pred), (a, a, "uno"))
+        )
+        return self.pure(arith.SelectOp, (self.pure(arith.OrIOp, (wins, nan), cond_t), a, b), t)
 
     def shuffle(self, a: SSAValue, b: SSAValue, mask: Sequence[int], vt: Attribute) -> SSAValue:
         return self.pure(vector.ShuffleOp, (a, b), vt, {"mask": _mask(tuple(mask))})

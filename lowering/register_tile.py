@@ -109,7 +109,11 @@ def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, 
 # ops on vectors, one ``vector.store`` of 16 consecutive output elements,
 # instead of a scalar loop that recomputes the output indices per element
 # (for a pointwise conv a division by the row width).  The ops are evaluated
-# in the same order as the scalar rules, so results are bitwise equal.
+# in the same order as the scalar rules, so results are bitwise equal, but
+# for the sign of a zero: on vectors the maximum and minimum are
+# ``arith.maximumf``/``minimumf`` (xDSL's ``arith.select`` takes no vector
+# condition), which order ``-0 < +0``, where the scalar rules, as numpy,
+# return the second operand of two zeros.  Relu agrees exactly.
 
 #: Epilogue ops that run on vectors: ``(emitter, operand vectors, op) -> vector``.
 _VECTOR_BINARY = {

@@ -46,7 +46,12 @@ from graphopt.lowering.kernel_emitter import KernelEmitter
 
 def s_min(em: KernelEmitter, a: SSAValue, b: SSAValue) -> SSAValue:
     """NaN-propagating minimum, as numpy's ``minimum``."""
-    return result(em.emit(arith.MinimumfOp(a, b) if is_float(a.type) else arith.MinSIOp(a, b)))
+    return em.pick(a, b, "olt") if is_float(a.type) else result(em.emit(arith.MinSIOp(a, b)))
+
+
+def s_min_reduce(em: KernelEmitter, acc: SSAValue, x: SSAValue) -> SSAValue:
+    """:func:`s_min` as a reduction step (see ``s_max_reduce``)."""
+    return result(em.emit(arith.MinimumfOp(acc, x) if is_float(acc.type) else arith.MinSIOp(acc, x)))
 
 
 def s_cmp(em: KernelEmitter, a: SSAValue, b: SSAValue, float_pred: str, int_pred: str) -> SSAValue:
@@ -193,7 +198,7 @@ def _cast(em: KernelEmitter, op: gm.CastOp, _: int, idx: list[SSAValue]) -> SSAV
 @register_compute_rule(gr.ReduceMinOp, gr.ReduceProdOp)
 def _reduce(em: KernelEmitter, op: gr.ReduceMinOp | gr.ReduceProdOp, _: int, idx: list[SSAValue]) -> SSAValue:
     if isinstance(op, gr.ReduceMinOp):
-        return reduce_axes(em, op, idx, highest(elem_type(op.result)), s_min)
+        return reduce_axes(em, op, idx, highest(elem_type(op.result)), s_min_reduce)
     return reduce_axes(em, op, idx, 1, s_mul)
 
 

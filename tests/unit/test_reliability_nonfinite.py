@@ -20,6 +20,7 @@ from graphopt.dialects.graph import (
     MaxPool2dGradOp,
 )
 from graphopt.frontends.builder import GraphBuilder
+from graphopt.runtime.compile import parse_text
 from graphopt.runtime.reference import interpret
 
 RNG = np.random.default_rng(4)
@@ -127,3 +128,39 @@ def test_window_gradients(kind) -> None:
             lambda b, a: b.apply(AvgPool2dGradOp(a[0], xs, *window, count_include_pad=include)),
             [inject(p, kind, [0, 4])],
         )
+
+
+
+def _mismatch(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Where ``got`` and ``want`` differ in bits; any NaN matches any NaN."""
+    return (got.view(np.uint32) != want.view(np.uint32)) & ~(np.isnan(got) & np.isnan(want))
+
+
+@pytest.mark.parametrize("n", [1, 3, 64])  # a pair per row, a scalar remainder, whole vectors
+def test_maximum_minimum_clip_are_numpys_bit_for_bit(n) -> None:
+    """maximum, minimum, relu and clip return what numpy returns, signed zeros
+    included (numpy's ``maximum(+0, -0)`` is ``-0``, its second operand) and
+    NaN from either side: the reference, and the compiled code at -O0 and -O2."""
+    values = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan], np.float32)
+    pairs = [np.resize(v.reshape(-1, 1), (49, n)) for v in np.meshgrid(values, values, indexing="ij")]
+    t = f"tensor<49x{n}xf32>"
+    module = parse_text(f"""
+    func.func @f(%a: {t}, %b: {t}) -> ({t}, {t}, {t}, {t}, {t}) {{
+      %max = graph.maximum %a, %b : ({t}, {t}) -> {t}
+      %min = graph.minimum %a, %b : ({t}, {t}) -> {t}
+      %relu = graph.relu %a : {t}
+      %lo = graph.clip %a {{min = -0.0 : f64, max = 1.0 : f64}} : {t}
+      %hi = graph.clip %a {{min = -1.0 : f64, max = 0.0 : f64}} : {t}
+      func.return %max, %min, %relu, %lo, %hi : {t}, {t}, {t}, {t}, {t}
+    }}""")
+    a, b = pairs
+    z, one = np.float32(0), np.float32(1)
+    want = [np.maximum(a, b), np.minimum(a, b), np.maximum(a, z),
+            np.minimum(np.maximum(a, -z), one), np.minimum(np.maximum(a, -one), z)]  # fmt: skip
+    names = ("maximum", "minimum", "relu", "clip lo", "clip hi")
+    runs = {"reference": interpret(module, a, b)}
+    runs.update({f"-O{level}": graphopt.compile(module, opt_level=level)["f"](a, b) for level in (0, 2)})
+    for run, outs in runs.items():
+        for name, g, w in zip(names, outs, want, strict=True):
+            bad = _mismatch(np.asarray(g), w)
+            assert not bad.any(), f"{run} {name}({a[bad]}, {b[bad]}) = {np.asarray(g)[bad]}, numpy {w[bad]}"

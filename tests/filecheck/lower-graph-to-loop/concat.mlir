@@ -8,11 +8,11 @@
 // RUN: graph-run %s --check | filecheck %s --check-prefix=RESULT
 // RUN: graph-run -O2 %s --check | filecheck %s --check-prefix=RESULT
 
-// CHECK-LABEL: func.func private @cat_k0_relu_concat(
+// CHECK-LABEL: func.func private @cat_k0_neg_concat(
 // CHECK-SAME:    %[[X:[^:]*]]: memref<2x3x4xf32>, %[[Y:[^:]*]]: memref<2x5x4xf32>, %[[Z:[^:]*]]: memref<2x0x4xf32>, %[[OUT:[^:]*]]: memref<2x8x4xf32>)
 // CHECK-NOT:   arith.select
 // CHECK:       memref.load %[[X]]
-// CHECK:       arith.maximumf
+// CHECK:       arith.negf
 // CHECK:       memref.store {{.*}}, %[[OUT]]
 // CHECK:       %[[FY:.*]] = memref.collapse_shape %[[Y]] {{\[\[}}0 : i64], [1 : i64, 2 : i64]] : memref<2x5x4xf32> into memref<2x20xf32>
 // CHECK:       %[[FOUT:.*]] = memref.collapse_shape %[[OUT]] {{.*}} into memref<2x32xf32>
@@ -24,13 +24,13 @@
 // CHECK-LABEL: func.func private @cat_k3_concat(
 // CHECK-COUNT-2: memref.collapse_shape
 // CHECK-NOT:   arith.select
-// LLVM-LABEL: define internal void @"cat_k0_relu_concat"
+// LLVM-LABEL: define internal void @"cat_k0_neg_concat"
 // LLVM-NOT:   select
 // LLVM:       ret void
 // RESULT: check: OK (2 outputs match the reference)
 func.func @cat(%x: tensor<2x3x4xf32>, %y: tensor<2x5x4xf32>, %z: tensor<2x0x4xf32>) -> (tensor<2x8x4xf32>, tensor<2x4x8xf32>) {
-  %c = fused.group "relu_concat" pattern(injective) (%a = %x : tensor<2x3x4xf32>, %b = %y : tensor<2x5x4xf32>, %e = %z : tensor<2x0x4xf32>) -> (tensor<2x8x4xf32>) {
-    %r = graph.relu %a : tensor<2x3x4xf32>
+  %c = fused.group "neg_concat" pattern(injective) (%a = %x : tensor<2x3x4xf32>, %b = %y : tensor<2x5x4xf32>, %e = %z : tensor<2x0x4xf32>) -> (tensor<2x8x4xf32>) {
+    %r = graph.neg %a : tensor<2x3x4xf32>
     %0 = graph.concat %r, %b, %e {axis = 1 : i64} : (tensor<2x3x4xf32>, tensor<2x5x4xf32>, tensor<2x0x4xf32>) -> tensor<2x8x4xf32>
     fused.yield %0 : tensor<2x8x4xf32>
   }

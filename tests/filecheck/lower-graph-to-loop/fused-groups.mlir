@@ -10,7 +10,7 @@
 // CHECK-DAG:       memref.load %[[X]][%[[I]], %[[J]]] : memref<64x128xf32>
 // CHECK-DAG:       memref.load %[[B]][%[[J]]] : memref<128xf32>
 // CHECK:           math.exp
-// CHECK:           arith.maximumf
+// CHECK:           arith.select
 // CHECK-NEXT:      memref.store {{.*}}, %[[OUT]][%[[I]], %[[J]]] : memref<64x128xf32>
 // CHECK-NOT:   memref.store
 // CHECK:       func.return
@@ -51,7 +51,7 @@ func.func @chain(%x: tensor<64x128xf32>, %b: tensor<128xf32>) -> tensor<64x128xf
 // CHECK-DAG:       memref.load %[[ROW]][%[[J2]]]
 // CHECK-DAG:       memref.load %[[BIAS]][%[[J2]]]
 // CHECK:           arith.addf
-// CHECK:           arith.maximumf
+// CHECK:           arith.select
 // CHECK-NEXT:      memref.store {{.*}}, %[[OUT]][%[[I]], %[[J2]]]
 // CHECK-NOT:   memref.store
 // CHECK-LABEL: func.func @mlp_layer(

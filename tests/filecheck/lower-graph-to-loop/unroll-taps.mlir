@@ -10,13 +10,13 @@
 // CHECK:         scf.for %[[Y:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:           scf.for %[[X:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NOT:         scf.for
-// CHECK:             %[[M0:.*]] = arith.maximumf %{{.*}}, %{{.*}}
+// CHECK:             %[[M0:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}}
 // CHECK-NOT:         scf.for
-// CHECK:             %[[M1:.*]] = arith.maximumf %[[M0]], %{{.*}}
+// CHECK:             %[[M1:.*]] = arith.select %{{.*}}, %[[M0]], %{{.*}}
 // CHECK-NOT:         scf.for
-// CHECK:             %[[M2:.*]] = arith.maximumf %[[M1]], %{{.*}}
+// CHECK:             %[[M2:.*]] = arith.select %{{.*}}, %[[M1]], %{{.*}}
 // CHECK-NOT:         scf.for
-// CHECK:             %[[M3:.*]] = arith.maximumf %[[M2]], %{{.*}}
+// CHECK:             %[[M3:.*]] = arith.select %{{.*}}, %[[M2]], %{{.*}}
 // CHECK-NEXT:        memref.store %[[M3]], %{{.*}}[%{{.*}}, %[[C]], %[[Y]], %[[X]]]
 // CHECK-NEXT:      }
 func.func @pool(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32> {

@@ -40,7 +40,11 @@
 // CHECK:       %[[T2:.*]] = memref.load %[[TILE]]
 // CHECK-NEXT:  %[[B2:.*]] = memref.load %[[BIAS]]
 // CHECK-NEXT:  %[[S2:.*]] = arith.addf %[[T2]], %[[B2]] : f32
-// CHECK-NEXT:  %[[R2:.*]] = arith.maximumf %[[S2]], %{{.*}} : f32
+// Relu as numpy's maximum: x if x > 0 or x is NaN, else 0.
+// CHECK-NEXT:  %[[GT:.*]] = arith.cmpf ogt, %[[S2]], %{{.*}} : f32
+// CHECK-NEXT:  %[[NAN:.*]] = arith.cmpf uno, %[[S2]], %[[S2]] : f32
+// CHECK-NEXT:  %[[KEEP:.*]] = arith.ori %[[GT]], %[[NAN]] : i1
+// CHECK-NEXT:  %[[R2:.*]] = arith.select %[[KEEP]], %[[S2]], %{{.*}} : f32
 // CHECK-NEXT:  memref.store %[[R2]], %[[OUT]]
 func.func @dense(%a: tensor<20x40xf32>, %b: tensor<40x48xf32>, %c: tensor<48xf32>) -> tensor<20x48xf32> {
   %m = graph.matmul %a, %b : (tensor<20x40xf32>, tensor<40x48xf32>) -> tensor<20x48xf32>
