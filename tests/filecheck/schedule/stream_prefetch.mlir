@@ -1,7 +1,7 @@
 // RUN: graph-opt -O2 -p lower-graph-to-loop %s | filecheck %s
 // An elementwise kernel over arrays of at least 4 MB streams them: its
 // innermost loop runs in chunks of one line (16 f32), and each chunk, after
-// its inner loop, prefetches the line 2 KB (512 f32) further on in the flat
+// its inner loop, prefetches the line 4 KB (1024 f32) further on in the flat
 // view of every large input it reads in order; the broadcast row (16 KB) is
 // not.
 
@@ -22,7 +22,7 @@
 // CHECK-NEXT:      %[[AHEAD:.*]] = arith.addi %[[J0]], %{{.*}} : index
 // CHECK-NEXT:      %[[LIN:.*]] = arith.addi %[[AHEAD]], %[[ROW]] : index
 // CHECK-NEXT:      %[[AT:.*]] = arith.minsi %[[LIN]], %{{.*}} : index
-// CHECK-NEXT:      loop.prefetch %[[FLAT]][%[[AT]]], locality 2 : memref<1048576xf32>
+// CHECK-NEXT:      loop.prefetch %[[FLAT]][%[[AT]]], locality 3 : memref<1048576xf32>
 // CHECK-NOT:       loop.prefetch
 // CHECK:       func.return
 func.func @stream(%x: tensor<1024x1024xf32>, %b: tensor<1024xf32>) -> tensor<1024x1024xf32> {
