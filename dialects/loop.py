@@ -55,11 +55,12 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     TensorType,
+    UnitAttr,
     VectorType,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
-    IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, prop_def, var_operand_def,
+    IRDLOperation, irdl_attr_definition, irdl_op_definition, operand_def, opt_prop_def, prop_def, var_operand_def,
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -227,28 +228,33 @@ def set_driver_abi(func_op: Operation, abi: DriverABIAttr) -> None:
 
 @irdl_op_definition
 class PrefetchOp(IRDLOperation):
-    """A read prefetch of the cache line holding ``memref[indices]``::
+    """A prefetch of the cache line holding ``memref[indices]``, for a read or,
+    with ``write``, for a store (the line is fetched for ownership)::
 
         loop.prefetch %w[%i, %c0], locality 2 : memref<64x32xf32>
+        loop.prefetch %out[%j], write, locality 3 : memref<4096xf32>
 
     ``locality`` is LLVM's: 0 (no reuse) to 3 (keep in every level).  The
     indices must lie inside the memref, as a load's (the address is an
     inbounds ``getelementptr``, and ``bounds-check=true`` checks them); the
     hint itself never faults.  The NCHWc conv kernel
-    fetches the next accumulation block's weights while it runs this one's."""
+    fetches the next accumulation block's weights while it runs this one's;
+    large elementwise kernels fetch their streams ahead (stream_prefetch)."""
 
     name = "loop.prefetch"
 
     memref = operand_def(MemRefType)
     indices = var_operand_def(IndexType)
+    write = opt_prop_def(UnitAttr)
     locality = prop_def(IntegerAttr[I32])
 
-    assembly_format = "$memref `[` $indices `]` `,` `locality` $locality attr-dict `:` type($memref)"
+    assembly_format = "$memref `[` $indices `]` `,` (`write` `,` $write^)? `locality` $locality attr-dict `:` type($memref)"
 
-    def __init__(self, ref: SSAValue, indices: Sequence[SSAValue], locality: int = 3):
-        super().__init__(
-            operands=[ref, indices], properties={"locality": IntegerAttr(locality, IntegerType(32))}
-        )
+    def __init__(self, ref: SSAValue, indices: Sequence[SSAValue], locality: int = 3, write: bool = False):
+        props: dict[str, Attribute] = {"locality": IntegerAttr(locality, IntegerType(32))}
+        if write:
+            props["write"] = UnitAttr()
+        super().__init__(operands=[ref, indices], properties=props)
 
     def verify_(self) -> None:
         t = self.memref.type

@@ -1,19 +1,22 @@
 """Software prefetch of the streams of a large elementwise kernel.
 
 A fused elementwise chain over arrays larger than L2 is one loop that LLVM
-vectorises: some twenty instructions per 16-lane vector (NaN-propagating
+vectorises: some fifteen to twenty instructions per 16-lane vector (the
 maxima, a divide), so the reorder buffer holds only about twenty iterations,
 1 KB of each input in flight, and one core reaches half of its DRAM
 bandwidth (the 8-op chain over 16 MB: 13-16 GB/s against a STREAM triad of
 25-33).  Such a nest's innermost loop runs in chunks of one cache line, and
 each chunk prefetches (``loop.prefetch``) the line ``AHEAD_BYTES`` further
-on in every large input it reads in order; LLVM still vectorises the chunk
-(a call in the loop itself would keep it scalar), its prefetches after it.  Measured, one thread:
-2.49 -> 1.22-1.69 ms, 53% -> 60-76% of the STREAM triad of the same run;
-prefetching the output's lines as well: no faster (1.41 ms).  Prefetching
-4 KB ahead into L1 rather than 2 KB into L2: 1.36 -> 1.14 ms (medians of
-25 interleaved samples, one process); 3 KB and 6 KB ahead are within noise
-of 4 KB, chunks of 2, 4 or 8 lines no faster than one.
+on in every large input it reads in order, and for a write the line it
+will store in the output (fetching it for ownership, the store's miss
+started early); LLVM still vectorises the chunk (a call in the loop itself
+would keep it scalar), its prefetches after it.  Measured on the 8-op
+chain at one thread, each step in one process against the one before:
+2.49 -> 1.22-1.69 ms with input prefetches 2 KB ahead into L2; 1.36 -> 1.14
+ms 4 KB ahead into L1 (3 KB and 6 KB within noise, chunks of 2, 4 or 8 lines
+no faster than one); 1.11 -> 0.95 ms with the output's write prefetch (at
+two threads 0.65 -> 0.56 ms wall).  A read prefetch of the output 2 KB
+ahead into L2 had gained nothing.
 """
 
 from __future__ import annotations
@@ -51,13 +54,14 @@ def chunk_elements(shape: Sequence[int], innermost_dim: int, buffer: MemRefType)
 
 def prefetch_streams(em: KernelEmitter, inner: scf.ForOp, j: SSAValue, j0: SSAValue) -> None:
     """After the inner loop of a chunk (``j = j0 + iv``), in the chunk, a
-    prefetch of each large memref it loads at ``[outer..., j]`` (outer
-    indices from outside the chunk), ``AHEAD_BYTES`` on, on the memref's
-    flat view (clamped to its last element)."""
+    prefetch of each large memref it loads or stores at ``[outer..., j]``
+    (outer indices from outside the chunk), ``AHEAD_BYTES`` on, on the
+    memref's flat view (clamped to its last element); for a store, a write
+    prefetch, which starts the line's fetch for ownership."""
     block = inner.body.block
     seen: set[SSAValue] = set()
     for op in block.ops:
-        if not isinstance(op, memref.LoadOp) or op.indices[-1] is not j or op.memref in seen:
+        if not isinstance(op, memref.LoadOp | memref.StoreOp) or op.indices[-1] is not j or op.memref in seen:
             continue
         t = op.memref.type
         assert isinstance(t, MemRefType)
@@ -78,4 +82,4 @@ def prefetch_streams(em: KernelEmitter, inner: scf.ForOp, j: SSAValue, j0: SSAVa
             operands=[op.memref], result_types=[MemRefType(t.element_type, [total])],
             properties={"reassociation": groups},
         )).results[0]  # fmt: skip
-        em.emit_here(PrefetchOp(flat, [at], LOCALITY))
+        em.emit_here(PrefetchOp(flat, [at], LOCALITY, write=isinstance(op, memref.StoreOp)))

@@ -21,7 +21,7 @@
   ``internal`` ``llvm.mlir.global`` with its dense initializer (``constant``
   when the memref global is), zero-initialised when it has none.
 * ``memref.copy``: ``llvm.memcpy``.
-* ``loop.prefetch``: ``llvm.prefetch`` (read, data cache) of the element's
+* ``loop.prefetch``: ``llvm.prefetch`` (read or write, data cache) of the element's
   address, checked as a load's with ``bounds-check=true`` (the hint never
   faults, but an index outside the memref is a schedule's bug).
 * ``memref.collapse_shape`` (identity layouts): the same pointer;
@@ -357,7 +357,8 @@ class PrefetchPattern(RewritePattern):
     def match_and_rewrite(self, op: PrefetchOp, rewriter: PatternRewriter, /) -> None:
         at = before(op)
         ptr = element_ptr(rewriter, op, op.memref, op.indices, self.bounds_check)
-        flags = [const(rewriter, at, v, i32) for v in (0, op.locality.value.data, 1)]  # read, locality, data
+        rw = 0 if op.write is None else 1
+        flags = [const(rewriter, at, v, i32) for v in (rw, op.locality.value.data, 1)]  # read/write, locality, data
         replace_with_llvm(rewriter, op, [call_intrinsic("llvm.prefetch.p0", [ptr, *flags], [])], [])
 
 

@@ -1,6 +1,6 @@
 """Streamed elementwise kernels (``lowering/stream_prefetch.py``): arrays of
 4 MB and more run in chunks of one line with a prefetch of each large input
-ahead; the results equal numpy's, bounds-checked (every prefetch inside its
+and a write prefetch of the output ahead; the results equal numpy's, bounds-checked (every prefetch inside its
 array) and at 1 and 2 threads."""
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ def test_streamed_kernel_matches_numpy(shape, dtype, streamed, threads) -> None:
     lowered = m.clone()
     run_pipeline(lowered, "O2")
     lower_graph_to_loop(lowered)
-    assert sum(isinstance(op, PrefetchOp) for op in lowered.walk()) == streamed
+    prefetches = [op for op in lowered.walk() if isinstance(op, PrefetchOp)]
+    assert sum(op.write is None for op in prefetches) == streamed  # the input x
+    assert sum(op.write is not None for op in prefetches) == streamed  # the output
     with np.errstate(over="ignore"):
         want = np.maximum(x - row, x)
     got = graphopt.compile(m, opt_level=2, num_threads=threads, bounds_check=True)["f"](x, row)

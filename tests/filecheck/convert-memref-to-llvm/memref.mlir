@@ -49,7 +49,7 @@ func.func @access(%a: memref<4x8xf32>, %b: memref<3xi1>, %ws: memref<64xi8>, %i:
   func.return
 }
 
-// loop.prefetch: llvm.prefetch (read, the locality, the data cache) of the
+// loop.prefetch: llvm.prefetch (read or write, the locality, the data cache) of the
 // element's address, checked as a load's with bounds-check=true.
 // CHECK-LABEL: func.func @prefetch
 // CHECKED-LABEL: func.func @prefetch
@@ -64,6 +64,18 @@ func.func @prefetch(%w: memref<4x32xf32>, %i: index) {
   // CHECKED: llvm.select
   // CHECKED: llvm.call_intrinsic "llvm.prefetch.p0"
   loop.prefetch %w[%i, %c16], locality 2 : memref<4x32xf32>
+  func.return
+}
+
+// A write prefetch: llvm.prefetch's rw operand is 1.
+// CHECK-LABEL: func.func @prefetch_write
+func.func @prefetch_write(%w: memref<4x32xf32>, %i: index) {
+  %c16 = arith.constant 16 : index
+  // CHECK-DAG: %[[WRITE:.*]] = llvm.mlir.constant(1 : i32) : i32
+  // CHECK-DAG: %[[LOC:.*]] = llvm.mlir.constant(3 : i32) : i32
+  // CHECK: %[[P:.*]] = llvm.getelementptr inbounds %{{.*}}[16] : (!llvm.ptr) -> !llvm.ptr, f32
+  // CHECK-NEXT: llvm.call_intrinsic "llvm.prefetch.p0"(%[[P]], %[[WRITE]], %[[LOC]], %[[WRITE]]) : (!llvm.ptr, i32, i32, i32) -> ()
+  loop.prefetch %w[%i, %c16], write, locality 3 : memref<4x32xf32>
   func.return
 }
 // CHECKED: llvm.mlir.global common @graphopt_bounds_error
