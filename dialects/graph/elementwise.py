@@ -270,7 +270,9 @@ class DivOp(BinaryBroadcastOp):
 
 @irdl_op_definition
 class MaximumOp(BinaryBroadcastOp):
-    """Elementwise maximum; NaN propagates, as in numpy."""
+    """Elementwise maximum; NaN propagates, as in numpy.  Of two zeros it is
+    the second, as numpy's (``maximum(+0, -0)`` is ``-0``), so it commutes up
+    to the sign of a zero result."""
 
     name = "graph.maximum"
     traits = traits_def(Commutative())
@@ -288,7 +290,8 @@ class PowOp(BinaryBroadcastOp):
 
 @irdl_op_definition
 class MinimumOp(BinaryBroadcastOp):
-    """Elementwise minimum; NaN propagates, as in numpy."""
+    """Elementwise minimum; NaN propagates, as in numpy.  Of two zeros it is
+    the second, as numpy's, so it commutes up to the sign of a zero result."""
 
     name = "graph.minimum"
     traits = traits_def(Commutative())
