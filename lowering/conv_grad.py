@@ -37,8 +37,8 @@ import numpy as np
 from collections.abc import Callable
 from math import prod
 
-from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType, VectorType, f32, i64
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import MemRefType, VectorType, f32
 from xdsl.ir import Block, Region, SSAValue
 
 from graphopt import rules
@@ -185,12 +185,7 @@ def any_non_finite(em: KernelEmitter, weight: SSAValue) -> SSAValue:
     t = weight.type
     assert isinstance(t, MemRefType)
     n = prod(t.get_shape())
-    flat_t = MemRefType(f32, [n])
-    dims = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in range(len(t.get_shape()))])])
-    flat = em.emit(memref.CollapseShapeOp(
-        operands=[weight], result_types=[flat_t],
-        properties={"reassociation": dims},
-    )).results[0]  # fmt: skip
+    flat = em.collapse(weight, (tuple(range(len(t.get_shape()))),))
     vt = VectorType(f32, [LANES])
     zero_v = em.splat(em.scalar_constant(0.0, f32), vt)
 

@@ -43,8 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
-    ArrayAttr, BytesAttr, DenseIntOrFPElementsAttr, IntegerAttr, MemRefType, StringAttr, TensorType, UnitAttr, VectorType,
-    f32, i64,
+    BytesAttr, DenseIntOrFPElementsAttr, MemRefType, StringAttr, TensorType, UnitAttr, VectorType, f32,
 )
 from xdsl.ir import SSAValue
 
@@ -250,12 +249,7 @@ def emit_padded(em: KernelEmitter, plan: NchwcPlan, x: SSAValue, n: SSAValue, xq
 
 def _collapsed_pixels(em: KernelEmitter, buf: SSAValue) -> SSAValue:
     """``[N, CB, H, W, c]`` as ``[N, CB, H*W, c]``: a flat pixel index."""
-    n, cb, h, w, c = buf.type.get_shape()  # type: ignore[attr-defined]
-    groups = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in ([0], [1], [2, 3], [4])])
-    op = memref.CollapseShapeOp(
-        operands=[buf], result_types=[MemRefType(f32, [n, cb, h * w, c])], properties={"reassociation": groups}
-    )
-    return em.emit(op).results[0]
+    return em.collapse(buf, ((0,), (1,), (2, 3), (4,)))
 
 
 def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue) -> None:

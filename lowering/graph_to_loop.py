@@ -29,10 +29,8 @@ from math import prod
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     DenseArrayBase,
     IndexType,
-    IntegerAttr,
     MemRefType,
     ModuleOp,
     StringAttr,
@@ -451,17 +449,9 @@ def store_concat(
 def _collapsed(emitter: KernelEmitter, buffer: SSAValue, axis: int) -> SSAValue:
     """``buffer`` as ``[outer, inner]`` around ``axis`` (``[inner]`` for axis 0),
     made once per kernel (a concat collapses its output once per input)."""
-
-    def make() -> SSAValue:
-        t = buffer.type
-        assert isinstance(t, MemRefType)
-        shape = t.get_shape()
-        groups = ([range(axis)] if axis else []) + [range(axis, len(shape))]
-        result_type = memref_type(t.element_type, tuple(prod(shape[d] for d in g) for g in groups))
-        op = build(memref.CollapseShapeOp, (buffer,), (result_type,), {"reassociation": _reassociation(len(shape), axis)})
-        return emitter.emit(op).results[0]
-
-    return emitter.cached(("collapsed", axis), [buffer], make)
+    rank = buffer.type.get_num_dims()  # type: ignore[attr-defined]
+    groups = ((tuple(range(axis)),) if axis else ()) + (tuple(range(axis, rank)),)
+    return emitter.collapse(buffer, groups)
 
 
 @lru_cache(maxsize=4096)
@@ -473,14 +463,6 @@ def _flat_subview(t: MemRefType, offset: int, size: int) -> tuple[MemRefType, di
     props = {"static_offsets": DenseArrayBase.from_list(i64, [offset]), "static_sizes": DenseArrayBase.from_list(i64, [size]),
              "static_strides": DenseArrayBase.from_list(i64, [1]), "operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 0, 0, 0])}  # fmt: skip
     return view_t, props
-
-
-@lru_cache(maxsize=None)
-def _reassociation(rank: int, axis: int) -> ArrayAttr:
-    """The dimension groups ``[0, axis)`` and ``[axis, rank)`` (attributes are
-    costly to build, and immutable)."""
-    groups = ([range(axis)] if axis else []) + [range(axis, rank)]
-    return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
 
 
 def _copy_slice(emitter: KernelEmitter, src: SSAValue, out: SSAValue, axis: int, start: int) -> None:

@@ -68,11 +68,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Sequence
 import functools
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     FloatAttr,
     IndexType,
@@ -242,6 +244,20 @@ class KernelEmitter:
 
     def addf(self, a: SSAValue, b: SSAValue) -> SSAValue:
         return self.pure(arith.AddfOp, (a, b), a.type)
+
+    def collapse(self, buffer: SSAValue, groups: tuple[tuple[int, ...], ...]) -> SSAValue:
+        """``buffer`` (identity layout) with each group of consecutive
+        dimensions merged into one (``memref.collapse_shape``), made once per
+        kernel, where the buffer is defined."""
+
+        def make() -> SSAValue:
+            t = buffer.type
+            assert isinstance(t, MemRefType)
+            shape = t.get_shape()
+            result_type = MemRefType(t.element_type, [math.prod(shape[d] for d in g) for g in groups])
+            return self.emit(build(memref.CollapseShapeOp, (buffer,), (result_type,), {"reassociation": _groups_attr(groups)})).results[0]
+
+        return self.cached(("collapse", groups), [buffer], make)
 
     def pick(self, a: SSAValue, b: SSAValue, pred: str) -> SSAValue:
         """``a if a <pred> b or isnan(a) else b`` on floats or float vectors:
@@ -677,6 +693,12 @@ INDEX = IndexType()
 @functools.lru_cache(maxsize=4096)
 def _index_attr(value: int) -> IntegerAttr:
     return IntegerAttr(value, INDEX)
+
+
+@functools.lru_cache(maxsize=None)
+def _groups_attr(groups: tuple[tuple[int, ...], ...]) -> ArrayAttr:
+    """A ``collapse_shape`` reassociation (attributes are costly to build, and immutable)."""
+    return ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in g]) for g in groups])
 
 
 @functools.lru_cache(maxsize=1024)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, MemRefType, i64
+from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Operation, SSAValue
 
 from graphopt.dialects.loop import PrefetchOp, element_num_bytes
@@ -77,9 +77,5 @@ def prefetch_streams(em: KernelEmitter, inner: scf.ForOp, j: SSAValue, j0: SSAVa
             linear = em.idx_add(linear, em.idx_mul(op.indices[d], stride))
             stride *= shape[d]
         at = em.pure(arith.MinSIOp, (linear, em.index(total - 1)), linear.type)
-        groups = ArrayAttr([ArrayAttr([IntegerAttr(d, i64) for d in range(len(shape))])])
-        flat = em.emit(memref.CollapseShapeOp(
-            operands=[op.memref], result_types=[MemRefType(t.element_type, [total])],
-            properties={"reassociation": groups},
-        )).results[0]  # fmt: skip
+        flat = em.collapse(op.memref, (tuple(range(len(shape))),))
         em.emit_here(PrefetchOp(flat, [at], LOCALITY, write=isinstance(op, memref.StoreOp)))
