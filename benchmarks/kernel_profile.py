@@ -84,12 +84,15 @@ def op_key(kind: str, x: tuple, y: tuple) -> str:
 def graph_opt_key(op, consts: set) -> str:
     """The class of a graph-opt kernel (see :func:`conv_key`)."""
     inner = list(op.body.block.ops) if isinstance(op, fused.GroupOp) else [op]
-    anchor = next((o for o in inner if isinstance(o, gc.Conv2dOp | gc.Conv2dNchwcOp)), None)
-    if isinstance(anchor, gc.Conv2dNchwcOp):  # keyed by its NCHW shapes
+    anchor = next((o for o in inner if isinstance(o, gc.Conv2dOp | gc.Conv2dNchwcOp | gc.DepthwiseConv2dNchwcOp)), None)
+    if isinstance(anchor, gc.Conv2dNchwcOp | gc.DepthwiseConv2dNchwcOp):  # keyed by its NCHW shapes
         x, y = _shape(anchor.input), _shape(anchor.result)
         x = (x[0], x[1] * x[4], x[2], x[3]) if len(x) == 5 else x
+        w = _shape(anchor.weight)
+        if isinstance(anchor, gc.DepthwiseConv2dNchwcOp):  # [C/16, KH, KW, 16]: as OIHW with one input channel
+            w = (w[0] * w[3], 1, w[1], w[2])
         residual = any(v not in consts and _shape(v) == _shape(op.results[0]) for v in op.operands[1:])
-        return conv_key(x, _shape(anchor.weight), (y[0], y[1] * y[4], y[2], y[3]), residual)
+        return conv_key(x, w, (y[0], y[1] * y[4], y[2], y[3]), residual)
     if anchor is not None:
         # Another tensor input of the output's full shape is the residual.
         full = _shape(op.results[0])

@@ -47,6 +47,7 @@ from graphopt.lowering.conv_gemm import (
 from graphopt.lowering.compute_rules import anchor_under, shape_broadcast_indices
 from graphopt.lowering.conv_grad import EMITS_ITSELF
 from graphopt.lowering.conv_nchwc import NchwcPlan
+from graphopt.lowering.depthwise_nchwc import DepthwiseNchwcPlan
 from graphopt.lowering import parallel_split
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
@@ -213,7 +214,7 @@ def pack_b_panels(b: np.ndarray) -> np.ndarray:
 
 def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out: SSAValue) -> None:
     """The whole output nest of a GEMM kernel (see the module docstring)."""
-    if isinstance(plan, (*EMITS_ITSELF, NchwcPlan)):  # conv backward (conv_grad.py), NCHWc conv (conv_nchwc.py)
+    if isinstance(plan, (*EMITS_ITSELF, NchwcPlan, DepthwiseNchwcPlan)):  # conv backward (conv_grad.py), NCHWc convs
         plan.emit(em, root, out)
         return
     if isinstance(plan, ConvPlan):

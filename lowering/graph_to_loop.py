@@ -58,7 +58,10 @@ from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.memory import usable_plan
 
 ALIGNMENT = 64
-GEMM_ANCHORS = (graph.MatmulOp, graph.Conv2dOp, graph.Conv2dGradInputOp, graph.Conv2dGradFilterOp, graph.Conv2dNchwcOp)
+GEMM_ANCHORS = (
+    graph.MatmulOp, graph.Conv2dOp, graph.Conv2dGradInputOp, graph.Conv2dGradFilterOp, graph.Conv2dNchwcOp,
+    graph.DepthwiseConv2dNchwcOp,
+)
 
 
 def memref_of(t: TensorType) -> MemRefType:

@@ -22,7 +22,7 @@ from math import prod
 
 from xdsl.ir import Operation, SSAValue
 
-from graphopt.dialects.graph import Conv2dNchwcOp, Conv2dOp, MatmulOp, tensor_of
+from graphopt.dialects.graph import Conv2dNchwcOp, Conv2dOp, DepthwiseConv2dNchwcOp, MatmulOp, tensor_of
 
 #: Threads the balance is judged for (the machines this targets have 2..4).
 BALANCE_THREADS = (2, 4)
@@ -64,6 +64,8 @@ def multiply_adds(roots: list[SSAValue], inputs) -> int:
             total += macs * (DEPTHWISE_WEIGHT if w[1] == 1 and op.group_count > 1 else 1)
         elif isinstance(op, Conv2dNchwcOp):  # one group; the output's blocks hold every channel
             total += prod(tensor_of(op.result).get_shape()) * prod(tensor_of(op.weight).get_shape()[1:])
+        elif isinstance(op, DepthwiseConv2dNchwcOp):  # a tap per output element, no register tile over K
+            total += prod(tensor_of(op.result).get_shape()) * prod(tensor_of(op.weight).get_shape()[1:3]) * DEPTHWISE_WEIGHT
         elif isinstance(op, MatmulOp):
             total += prod(tensor_of(op.result).get_shape()) * tensor_of(op.lhs).get_shape()[-1]
         stack.extend(op.operands)

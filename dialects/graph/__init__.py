@@ -189,8 +189,10 @@ from .blocked import (
     ReorderNchwcOp,
     ReorderNchwOp,
     Conv2dNchwcOp,
+    DepthwiseConv2dNchwcOp,
     MaxPool2dNchwcOp,
     to_blocked,
+    to_blocked_depthwise_weight,
     from_blocked,
 )
 from .fill import (

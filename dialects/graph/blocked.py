@@ -178,6 +178,73 @@ class Conv2dNchwcOp(DilatedWindowOp):
         return [to_blocked(out, b)]
 
 
+def to_blocked_depthwise_weight(w: np.ndarray, block: int) -> np.ndarray:
+    """A depthwise OIHW weight ``[C, 1, KH, KW]`` -> ``[C/b, KH, KW, b]``."""
+    c, _, kh, kw = w.shape
+    return np.ascontiguousarray(w.reshape(c // block, block, kh, kw).transpose(0, 2, 3, 1))
+
+
+@irdl_op_definition
+class DepthwiseConv2dNchwcOp(DilatedWindowOp):
+    """A depthwise conv2d (one channel a group) over an NCHWc tensor, block
+    by block: ``out[n, cb, y, x, c] = sum over taps (ky, kx) of
+    x[n, cb, y*sy + ky*dy - pt, x*sx + kx*dx - pl, c] * w[cb, ky, kx, c]``,
+    padding a real zero (multiplied).  The weight is blocked as the channels
+    (``[C/b, KH, KW, b]``, :func:`to_blocked_depthwise_weight`), so the 16
+    channels of a pixel are one vector of input and one of weight."""
+
+    name = "graph.depthwise_conv2d_nchwc"
+    input = operand_def(TensorType)
+    weight = operand_def(TensorType)
+    result = result_def(TensorType)
+
+    assembly_format = "$input `,` $weight attr-dict `:` functional-type(operands, results)"
+
+    def __init__(
+        self,
+        input: SSAValue,
+        weight: SSAValue,
+        strides: Sequence[int] = (1, 1),
+        padding: Sequence[int] = (0, 0, 0, 0),
+        dilations: Sequence[int] = (1, 1),
+    ):
+        super().__init__(operands=[input, weight], properties=window_props(strides, padding, dilations))
+
+    @classmethod
+    def infer_type(
+        cls, input: Attribute, weight: Attribute, strides: Sequence[int], padding: Sequence[int],
+        dilations: Sequence[int],
+    ) -> TensorType:  # fmt: skip
+        name = cls.name
+        n, cb, h, w, b = _shape(name, "input", input, (5,))
+        check_static_tensor(name, "weight", weight)
+        wshape = tuple(tensor_of_type(weight).get_shape())
+        if len(wshape) != 4 or wshape[0] != cb or wshape[3] != b:
+            raise VerifyException(
+                f"{name}: weight must be [{cb}, KH, KW, {b}] (the input's blocks), got {type_str(weight)}"
+            )
+        x_elem, w_elem = tensor_of_type(input).element_type, tensor_of_type(weight).element_type
+        if x_elem != w_elem:
+            raise VerifyException(f"{name}: element types differ ({x_elem} vs {w_elem})")
+        kh, kw = wshape[1:3]
+        if kh < 1 or kw < 1:
+            raise VerifyException(f"{name}: empty kernel {shape_str((kh, kw))}")
+        check_window_props(name, strides, padding, dilations)
+        oh, ow = window_output_size(name, (h, w), (kh, kw), strides, padding, dilations)
+        return tensor((n, cb, oh, ow, b), x_elem)
+
+    def reference(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        """One broadcast multiply-add per tap, in tap order."""
+        x, w = inputs
+        pt, pl, pb, pr = self.pad_values
+        xp = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr), (0, 0)))
+        n, cb, oh, ow, b = tensor_of(self.result).get_shape()
+        out = np.zeros((n, cb, oh, ow, b), x.dtype)
+        for i, j, rs, cs in self.tap_slices(w.shape[1], w.shape[2], oh, ow):
+            out += xp[:, :, rs, cs, :] * w[:, i, j, :][None, :, None, None, :]
+        return [out]
+
+
 @irdl_op_definition
 class MaxPool2dNchwcOp(WindowOp, UnaryTensorOp):
     """Window maximum over an NCHWc tensor, block by block: padding reads as
@@ -220,4 +287,4 @@ class MaxPool2dNchwcOp(WindowOp, UnaryTensorOp):
         return [np.asarray(out, dtype=x.dtype, order="C")]
 
 
-__all__ = ["Conv2dNchwcOp", "MaxPool2dNchwcOp", "ReorderNchwOp", "ReorderNchwcOp", "from_blocked", "to_blocked"]
+__all__ = ["Conv2dNchwcOp", "DepthwiseConv2dNchwcOp", "MaxPool2dNchwcOp", "ReorderNchwOp", "ReorderNchwcOp", "from_blocked", "to_blocked", "to_blocked_depthwise_weight"]

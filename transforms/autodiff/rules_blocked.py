@@ -3,7 +3,9 @@
 A reorder's gradient is the inverse reorder; ``conv2d_nchwc`` is
 ``reorder_nchwc(conv2d(x, w))``, so its gradients are the NCHW conv's
 backward ops on the gradient reordered back (and the input gradient
-reordered to the input's layout)."""
+reordered to the input's layout); ``depthwise_conv2d_nchwc`` is the same
+with one group a channel, its blocked weight ``[C/16, KH, KW, 16]``
+unblocked to OIHW and its gradient blocked back."""
 
 from __future__ import annotations
 
@@ -39,6 +41,23 @@ def _conv2d_nchwc(ctx: GradContext, op: graph.Conv2dNchwcOp, grads: Grads):
             dx = ctx.apply(graph.ReorderNchwcOp, dx, shape_of(op.input)[4])
     if ctx.needs(1):
         dw = ctx.apply(graph.Conv2dGradFilterOp, x, g, shape_of(op.weight)[2:], **window)
+    return [dx, dw]
+
+
+@register_gradient_rule(graph.DepthwiseConv2dNchwcOp)
+def _depthwise_conv2d_nchwc(ctx: GradContext, op: graph.DepthwiseConv2dNchwcOp, grads: Grads):
+    cb, kh, kw, b = shape_of(op.weight)
+    c = cb * b
+    window = dict(strides=op.stride_values, padding=op.pad_values, dilations=op.dilation_values, groups=c)
+    g, x = ctx.apply(graph.ReorderNchwOp, grads[0]), ctx.apply(graph.ReorderNchwOp, op.input)
+    dx = dw = None
+    if ctx.needs(0):
+        w = ctx.apply(graph.ReshapeOp, ctx.apply(graph.TransposeOp, op.weight, (0, 3, 1, 2)), (c, 1, kh, kw))
+        dx = ctx.apply(graph.Conv2dGradInputOp, g, w, shape_of(x), **window)
+        dx = ctx.apply(graph.ReorderNchwcOp, dx, b)
+    if ctx.needs(1):
+        dw = ctx.apply(graph.Conv2dGradFilterOp, x, g, (kh, kw), **window)
+        dw = ctx.apply(graph.TransposeOp, ctx.apply(graph.ReshapeOp, dw, (cb, b, kh, kw)), (0, 2, 3, 1))
     return [dx, dw]
 
 

@@ -55,3 +55,19 @@ func.func @pool_padding(%x: tensor<1x4x8x8x16xf32>) -> tensor<1x4x5x5x16xf32> {
   %p = graph.max_pool2d_nchwc %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 2, 2, 2, 2>} : (tensor<1x4x8x8x16xf32>) -> tensor<1x4x5x5x16xf32>
   func.return %p : tensor<1x4x5x5x16xf32>
 }
+
+// -----
+
+func.func @depthwise_weight(%x: tensor<1x2x8x8x16xf32>, %w: tensor<32x1x3x3xf32>) -> tensor<1x2x8x8x16xf32> {
+  // expected-error @+1 {{graph.depthwise_conv2d_nchwc: weight must be [2, KH, KW, 16] (the input's blocks), got 32x1x3x3xf32}}
+  %y = graph.depthwise_conv2d_nchwc %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x2x8x8x16xf32>, tensor<32x1x3x3xf32>) -> tensor<1x2x8x8x16xf32>
+  func.return %y : tensor<1x2x8x8x16xf32>
+}
+
+// -----
+
+func.func @depthwise_rank(%x: tensor<1x32x8x8xf32>, %w: tensor<2x3x3x16xf32>) -> tensor<1x2x8x8x16xf32> {
+  // expected-error @+1 {{graph.depthwise_conv2d_nchwc: input must have rank 5 (NCHWc), got 1x32x8x8xf32}}
+  %y = graph.depthwise_conv2d_nchwc %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x32x8x8xf32>, tensor<2x3x3x16xf32>) -> tensor<1x2x8x8x16xf32>
+  func.return %y : tensor<1x2x8x8x16xf32>
+}

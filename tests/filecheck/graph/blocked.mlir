@@ -23,3 +23,11 @@ func.func @blocked_pool(%x: tensor<1x4x8x8x16xf32>) -> tensor<1x4x4x4x16xf32> {
   %p = graph.max_pool2d_nchwc %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8x16xf32>) -> tensor<1x4x4x4x16xf32>
   func.return %p : tensor<1x4x4x4x16xf32>
 }
+
+// CHECK-LABEL: func.func @blocked_depthwise
+// CHECK-SAME:  (%[[X:.*]]: tensor<1x2x8x8x16xf32>, %[[W:.*]]: tensor<2x3x3x16xf32>)
+// CHECK:       graph.depthwise_conv2d_nchwc %[[X]], %[[W]] {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x2x8x8x16xf32>, tensor<2x3x3x16xf32>) -> tensor<1x2x4x4x16xf32>
+func.func @blocked_depthwise(%x: tensor<1x2x8x8x16xf32>, %w: tensor<2x3x3x16xf32>) -> tensor<1x2x4x4x16xf32> {
+  %y = graph.depthwise_conv2d_nchwc %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x2x8x8x16xf32>, tensor<2x3x3x16xf32>) -> tensor<1x2x4x4x16xf32>
+  func.return %y : tensor<1x2x4x4x16xf32>
+}

@@ -63,3 +63,24 @@ func.func @stem(%x: tensor<1x3x8x8xf32>) -> tensor<1x16x2x2xf32> {
   %c1 = graph.conv2d %p, %w1 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x16x2x2xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x2x2xf32>
   func.return %c1 : tensor<1x16x2x2xf32>
 }
+
+// MobileNet's pattern: a pointwise conv, then a depthwise one (one channel a
+// group) with relu6, blocked alike; the depthwise weight [32, 1, 3, 3] is
+// re-laid out as the channels, [2, 3, 3, 16].
+// CHECK-LABEL: func.func @depthwise
+// CHECK-SAME:  (%[[X:.*]]: tensor<1x32x6x6xf32>)
+// CHECK:       %[[XB:.*]] = graph.reorder_nchwc %[[X]] {block = 16 : i64}
+// CHECK:       %[[P:.*]] = graph.conv2d_nchwc %[[XB]], %{{.*}} {{.*}} -> tensor<1x2x6x6x16xf32>
+// CHECK:       %[[W:.*]] = graph.constant splat 2.500000e-01 : tensor<2x3x3x16xf32>
+// CHECK:       %[[D:.*]] = graph.depthwise_conv2d_nchwc %[[P]], %[[W]] {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>} : (tensor<1x2x6x6x16xf32>, tensor<2x3x3x16xf32>) -> tensor<1x2x3x3x16xf32>
+// CHECK:       %[[C:.*]] = graph.clip %[[D]] {{.*}} : tensor<1x2x3x3x16xf32>
+// CHECK:       %[[Y:.*]] = graph.reorder_nchw %[[C]]
+// CHECK:       func.return %[[Y]]
+func.func @depthwise(%x: tensor<1x32x6x6xf32>) -> tensor<1x32x3x3xf32> {
+  %w0 = graph.constant splat 0.5 : tensor<32x32x1x1xf32>
+  %p = graph.conv2d %x, %w0 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x6x6xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x6x6xf32>
+  %w1 = graph.constant splat 0.25 : tensor<32x1x3x3xf32>
+  %d = graph.conv2d %p, %w1 {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 32 : i64} : (tensor<1x32x6x6xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x3x3xf32>
+  %c = graph.clip %d {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x32x3x3xf32>
+  func.return %c : tensor<1x32x3x3xf32>
+}

@@ -1,0 +1,153 @@
+"""The depthwise NCHWc conv micro-kernel (``graph.depthwise_conv2d_nchwc``).
+
+Input ``[N, C/16, H, W, 16]``, weight ``[C/16, KH, KW, 16]``, output
+``[N, C/16, OH, OW, 16]``: the 16 channels of a pixel are one vector, so a
+tap is one vector load of the input and one FMA by the tap's weight vector,
+whatever the width of the rows (an NCHW depthwise conv runs along a row of
+7 or 14 pixels in 16-lane vectors, mostly empty):
+
+    for n, block cb (parallel):
+      wv[t] = w[cb, t, :]                          (the KH*KW weight vectors, in registers)
+      for oy, tiles of R <= 8 pixels ox0..:
+        acc[r] = sum over taps t of x[n, cb, oy*sy + ky*dy - pt, (ox0 + r)*sx + kx*dx - pl, :] * wv[t]
+        out[n, cb, oy, ox0 + r, :] = epilogue(acc[r])
+
+Padding costs no test: the rows and tiles whose windows stay inside the
+input run in loops, the border rows and tiles are emitted straight, each
+with the taps that fall outside it left out (a padded tap adds ``0 * w``;
+only a non-finite weight makes that differ, so a kernel whose weight is not
+known finite at compile time keeps the generic rule, see
+:func:`plan_depthwise_nchwc`).  Each output is summed in tap order, as the
+reference does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import vector
+from xdsl.dialects.builtin import VectorType, f32
+from xdsl.ir import SSAValue
+
+from graphopt import rules
+from graphopt.dialects import graph
+from graphopt.dialects.graph import tensor_of
+from graphopt.lowering.conv_gemm import idx_plus
+from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
+
+LANES = 16
+#: Pixels per register tile: R accumulators next to the KH*KW weights.
+TILE_PIXELS = 8
+
+
+@dataclass
+class DepthwiseNchwcPlan:
+    """The schedule of one ``depthwise_conv2d_nchwc`` kernel; ``a``, ``b``,
+    ``pack_b`` and ``packed`` are what ``graph_to_loop`` asks of every
+    GEMM-class plan (the weight is read as it is, not packed)."""
+
+    anchor: graph.DepthwiseConv2dNchwcOp
+    a: SSAValue
+    b: SSAValue
+    pack_b: bool = False
+    packed: SSAValue | None = None
+
+    def emit(self, em: KernelEmitter, root: SSAValue, out: SSAValue) -> None:
+        emit_depthwise_nchwc(em, self, root, out)
+
+
+def plan_depthwise_nchwc(op: graph.DepthwiseConv2dNchwcOp, constants: dict) -> DepthwiseNchwcPlan | None:
+    """The micro-kernel for a 16-channel-block f32 depthwise conv whose
+    weight is a finite constant (a padded tap is left out, not multiplied)."""
+    shape = tensor_of(op.input).get_shape()
+    const = constants.get(op.weight)
+    if shape[4] != LANES or const is None or not np.isfinite(const.reference()[0]).all():
+        return None
+    return DepthwiseNchwcPlan(op, op.input, op.weight)
+
+
+rules.GEMM_PLAN.register(graph.DepthwiseConv2dNchwcOp, plan_depthwise_nchwc)
+
+
+def _inside(start: int, stride: int, tap: int, pad: int, extent: int) -> bool:
+    """Whether output position ``start``'s tap reads inside the input."""
+    return 0 <= start * stride + tap - pad < extent
+
+
+def _interior(count: int, ok) -> tuple[int, int]:
+    """The longest run ``[lo, hi)`` of ``range(count)`` where ``ok`` holds,
+    assuming the positions where it fails lie at the two ends."""
+    good = [i for i in range(count) if ok(i)]
+    return (good[0], good[-1] + 1) if good else (0, 0)
+
+
+def emit_depthwise_nchwc(em: KernelEmitter, plan: DepthwiseNchwcPlan, root: SSAValue, out: SSAValue) -> None:
+    """The whole output nest (the module docstring)."""
+    op = plan.anchor
+    x, w = em.sources[plan.a], em.sources[plan.b]
+    n_img, cb, h, wd, _ = tensor_of(op.input).get_shape()
+    _, kh, kw, _ = tensor_of(op.weight).get_shape()
+    _, _, oh, ow, _ = tensor_of(op.result).get_shape()
+    (sy, sx), (dy, dx), (pt, pl) = op.stride_values, op.dilation_values, op.pad_values[:2]
+    vt = VectorType(f32, [LANES])
+    zero = em.splat(em.scalar_constant(0.0, f32), vt)
+    epilogue = VectorEpilogue.plan(op, root, em.sources, (4,))
+    size = min(TILE_PIXELS, ow)
+    tiles, rem = divmod(ow, size)
+    tile = em.local_buffer([size, LANES], f32) if epilogue is None else None
+
+    def row_ok(oy: int) -> bool:
+        return all(_inside(oy, sy, ky * dy, pt, h) for ky in range(kh))
+
+    def tile_ok(t: int) -> bool:
+        return all(_inside(t * size + r, sx, kx * dx, pl, wd) for r in range(size) for kx in range(kw))
+
+    y_lo, y_hi = _interior(oh, row_ok)
+    t_lo, t_hi = _interior(tiles, tile_ok)
+
+    def run_tile(n, c, wv, oy: SSAValue, oy_s: int | None, ox0: SSAValue, ox0_s: int | None, count: int) -> None:
+        """``count`` pixels from ``ox0`` of row ``oy`` (``_s``: known at
+        compile time, a border, whose outside taps are left out)."""
+        accs = [zero] * count
+        for ky in range(kh):
+            if oy_s is not None and not _inside(oy_s, sy, ky * dy, pt, h):
+                continue
+            iy = em.idx_add(em.idx_mul(oy, sy), em.index(ky * dy - pt))
+            for kx in range(kw):
+                for r in range(count):
+                    if ox0_s is not None and not _inside(ox0_s + r, sx, kx * dx, pl, wd):
+                        continue
+                    ix = em.idx_add(em.idx_mul(idx_plus(em, ox0, r), sx), em.index(kx * dx - pl))
+                    a = em.vload(x, [n, c, iy, ix, em.index(0)], vt)
+                    accs[r] = em.fma(a, wv[ky * kw + kx], accs[r])
+        for r in range(count):
+            ox = idx_plus(em, ox0, r)
+            at = [n, c, oy, ox, em.index(0)]
+            if epilogue is not None:
+                em.emit_here(vector.StoreOp(epilogue.emit(em, at, accs[r], LANES), out, at))
+                continue
+            em.vstore(accs[r], tile, [em.index(r), em.index(0)])
+            em.loop(LANES, lambda lane, r=r, ox=ox: store_from_tile(
+                em, root, out, (op, (n, c, oy, ox, lane), tile, em.index(r), lane)))  # fmt: skip
+
+    def row(n, c, wv, oy: SSAValue, oy_s: int | None) -> None:
+        for t in [*range(t_lo), *range(t_hi, tiles)]:
+            run_tile(n, c, wv, oy, oy_s, em.index(t * size), t * size, size)
+        if t_hi > t_lo:
+            em.loop(t_hi, lambda t: run_tile(n, c, wv, oy, oy_s, em.idx_mul(t, size), None, size), start=t_lo)
+        if rem:
+            run_tile(n, c, wv, oy, oy_s, em.index(tiles * size), tiles * size, rem)
+
+    def block(n, c) -> None:
+        wv = [em.vload(w, [c, em.index(ky), em.index(kx), em.index(0)], vt) for ky in range(kh) for kx in range(kw)]
+        for oy in [*range(y_lo), *range(y_hi, oh)]:
+            row(n, c, wv, em.index(oy), oy)
+        if y_hi > y_lo:
+            em.loop(y_hi, lambda oy: row(n, c, wv, oy, None), start=y_lo)
+
+    em.loop(n_img, lambda n: em.loop(cb, lambda c: block(n, c), parallel=True))
+
+
+__all__ = ["DepthwiseNchwcPlan", "plan_depthwise_nchwc"]
