@@ -559,31 +559,4 @@ def _conv2d_nchwc(em: KernelEmitter, op: graph.Conv2dNchwcOp, _: int, idx: list[
     return reduce_dims(em, [cb, cl, kh, kw], zero, body)
 
 
-@register_compute_rule(graph.DepthwiseConv2dNchwcOp)
-def _depthwise_conv2d_nchwc(
-    em: KernelEmitter, op: graph.DepthwiseConv2dNchwcOp, _: int, idx: list[SSAValue]
-) -> SSAValue:
-    """``out[n, cb, y, x, c] = sum over taps of in[n, cb, iy, ix, c] *
-    w[cb, ky, kx, c]``, the taps straight: the block's 16 channels are the
-    innermost, contiguous loop, one vector of input and one of weight a tap
-    once LLVM vectorises it (or the micro-kernel's tile, depthwise_nchwc)."""
-    if (tiled := tile_value(em, op, idx)) is not None:
-        return tiled
-    n, cb, y, x, c = idx
-    _, _, h, w, _ = tensor_of(op.input).get_shape()
-    _, kh, kw, _ = tensor_of(op.weight).get_shape()
-    win = Window(em, op, [y, x], [h, w])
-    zero = em.scalar_constant(0.0, elem_type(op.result))
-
-    def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
-        ky, kx = ivs
-        (iy, ix), ok = win.at(ky, kx)
-        v = em.value_at(op.input, [n, cb, iy, ix, c])
-        if ok is not None:
-            v = select(em, ok, v, zero)
-        return s_mac(em, acc, v, em.value_at(op.weight, [cb, ky, kx, c]), reduction=False)
-
-    return reduce_dims(em, [kh, kw], zero, body, window_unroll(kh, kw))
-
-
 __all__ = ["NchwcPlan", "pack_nchwc_weight", "plan_nchwc"]

@@ -33,9 +33,12 @@ from xdsl.ir import SSAValue
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph import tensor_of
+from graphopt.lowering.compute_rules import elem_type, register_compute_rule, s_mac
 from graphopt.lowering.conv_gemm import idx_plus
 from graphopt.lowering.kernel_emitter import KernelEmitter
-from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
+from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile, tile_value
+from graphopt.lowering.rules_nn import Window, reduce_dims, window_unroll
+from graphopt.lowering.rules_tensor import select
 
 LANES = 16
 #: Pixels per register tile: R accumulators next to the KH*KW weights.
@@ -77,8 +80,8 @@ def _inside(start: int, stride: int, tap: int, pad: int, extent: int) -> bool:
 
 
 def _interior(count: int, ok) -> tuple[int, int]:
-    """The longest run ``[lo, hi)`` of ``range(count)`` where ``ok`` holds,
-    assuming the positions where it fails lie at the two ends."""
+    """``[lo, hi)`` from the first to the last position of ``range(count)``
+    where ``ok`` holds (a window's failing positions lie at the two ends)."""
     good = [i for i in range(count) if ok(i)]
     return (good[0], good[-1] + 1) if good else (0, 0)
 
@@ -148,6 +151,34 @@ def emit_depthwise_nchwc(em: KernelEmitter, plan: DepthwiseNchwcPlan, root: SSAV
             em.loop(y_hi, lambda oy: row(n, c, wv, oy, None), start=y_lo)
 
     em.loop(n_img, lambda n: em.loop(cb, lambda c: block(n, c), parallel=True))
+
+
+@register_compute_rule(graph.DepthwiseConv2dNchwcOp)
+def _depthwise_conv2d_nchwc(
+    em: KernelEmitter, op: graph.DepthwiseConv2dNchwcOp, _: int, idx: list[SSAValue]
+) -> SSAValue:
+    """``out[n, cb, y, x, c] = sum over taps of in[n, cb, iy, ix, c] *
+    w[cb, ky, kx, c]``, the taps straight: the block's 16 channels are the
+    innermost, contiguous loop, one vector of input and one of weight a tap
+    once LLVM vectorises it: the kernels the micro-kernel does not take
+    (a weight not known finite), or its tile."""
+    if (tiled := tile_value(em, op, idx)) is not None:
+        return tiled
+    n, cb, y, x, c = idx
+    _, _, h, w, _ = tensor_of(op.input).get_shape()
+    _, kh, kw, _ = tensor_of(op.weight).get_shape()
+    win = Window(em, op, [y, x], [h, w])
+    zero = em.scalar_constant(0.0, elem_type(op.result))
+
+    def body(ivs: list[SSAValue], acc: SSAValue) -> SSAValue:
+        ky, kx = ivs
+        (iy, ix), ok = win.at(ky, kx)
+        v = em.value_at(op.input, [n, cb, iy, ix, c])
+        if ok is not None:
+            v = select(em, ok, v, zero)
+        return s_mac(em, acc, v, em.value_at(op.weight, [cb, ky, kx, c]), reduction=False)
+
+    return reduce_dims(em, [kh, kw], zero, body, window_unroll(kh, kw))
 
 
 __all__ = ["DepthwiseNchwcPlan", "plan_depthwise_nchwc"]
