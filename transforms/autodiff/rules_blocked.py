@@ -49,13 +49,15 @@ def _depthwise_conv2d_nchwc(ctx: GradContext, op: graph.DepthwiseConv2dNchwcOp, 
     cb, kh, kw, b = shape_of(op.weight)
     c = cb * b
     window = dict(strides=op.stride_values, padding=op.pad_values, dilations=op.dilation_values, groups=c)
-    g, x = ctx.apply(graph.ReorderNchwOp, grads[0]), ctx.apply(graph.ReorderNchwOp, op.input)
+    g = ctx.apply(graph.ReorderNchwOp, grads[0])
     dx = dw = None
     if ctx.needs(0):
         w = ctx.apply(graph.ReshapeOp, ctx.apply(graph.TransposeOp, op.weight, (0, 3, 1, 2)), (c, 1, kh, kw))
-        dx = ctx.apply(graph.Conv2dGradInputOp, g, w, shape_of(x), **window)
+        n, _, h, wd, _ = shape_of(op.input)
+        dx = ctx.apply(graph.Conv2dGradInputOp, g, w, (n, c, h, wd), **window)
         dx = ctx.apply(graph.ReorderNchwcOp, dx, b)
     if ctx.needs(1):
+        x = ctx.apply(graph.ReorderNchwOp, op.input)
         dw = ctx.apply(graph.Conv2dGradFilterOp, x, g, (kh, kw), **window)
         dw = ctx.apply(graph.TransposeOp, ctx.apply(graph.ReshapeOp, dw, (cb, b, kh, kw)), (0, 2, 3, 1))
     return [dx, dw]
