@@ -42,7 +42,7 @@ from graphopt.lowering.graph_to_loop import lower_graph_to_loop  # noqa: E402
 from graphopt.lowering.to_llvm import LowerLoopToLLVMPass, emit_llvm_ir  # noqa: E402
 from graphopt.runtime.abi import read_drivers  # noqa: E402
 from graphopt.runtime.compile import parse_text, run_pipeline  # noqa: E402
-from graphopt.runtime.jit import host_target_machine, parse_and_optimize  # noqa: E402
+from graphopt.runtime.jit import target_machine, parse_and_optimize  # noqa: E402
 from graphopt.runtime.llvm_optimizer import OPTIMISER, parse_ir  # noqa: E402
 from graphopt.runtime.llvm_optimizer import run_pipeline as llvm_pipeline  # noqa: E402
 from graphopt.runtime.llvm_split import split_module  # noqa: E402
@@ -85,7 +85,7 @@ def compile_phases(module: ModuleOp, level: str) -> dict[str, float]:
     step("to-llvm", lambda: LowerLoopToLLVMPass().apply(Context(), module))
     read_drivers(module)
     ir = step("print", lambda: emit_llvm_ir(module))
-    tm = host_target_machine(3)
+    tm = target_machine(opt_level=3)
     mod = step("llvm-opt", lambda: parse_and_optimize(ir, tm, 3))
 
     def codegen():
@@ -141,7 +141,7 @@ def step_split(module: ModuleOp, level: str) -> dict[str, float]:
         timed("check", lambda: check_lowered(module))
         read_drivers(module)
         out = timed("print", lambda: emit_llvm_ir(module))
-        tm = host_target_machine(3)
+        tm = target_machine(opt_level=3)
         parts, restore = timed("split", lambda: split_module(out))
         mods = []
         for text, unroll in parts:

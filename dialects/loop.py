@@ -66,16 +66,22 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from graphopt.target import Target
+
 __all__ = [
     "ABI_ATTR_NAME",
     "DriverABIAttr",
     "Loop",
     "PrefetchOp",
+    "TARGET_ATTR_NAME",
+    "TargetAttr",
     "check_loop_level_op",
     "constant_index",
     "get_driver_abi",
     "memref_num_bytes",
+    "module_target",
     "set_driver_abi",
+    "set_module_target",
 ]
 
 
@@ -222,6 +228,89 @@ def set_driver_abi(func_op: Operation, abi: DriverABIAttr) -> None:
 
 
 # --------------------------------------------------------------------------
+# #loop.target
+# --------------------------------------------------------------------------
+
+TARGET_ATTR_NAME = "loop.target"
+"""The module attribute naming the target the module is compiled for."""
+
+_TARGET_FIELDS = ("cpu", "features", "triple")
+
+
+@irdl_attr_definition
+class TargetAttr(ParametrizedAttribute):
+    """The target of a module, as ``--target-cpu``, ``--target-features`` and
+    ``--target-triple`` give it (LLVM's spellings; an empty field is the
+    host's, and ``cpu = "host"`` the host CPU with its own features)::
+
+        module attributes {loop.target = #loop.target<cpu = "haswell">} { ... }
+        #loop.target<cpu = "host", features = "-avx512f">
+        #loop.target<cpu = "generic", triple = "aarch64-unknown-linux-gnu">
+
+    A module without it is compiled for the host.  Every schedule decision
+    (``layout-nchwc``'s block size, the micro-kernels' lanes and register
+    tiles) and the LLVM target machine read it through :func:`module_target`,
+    so what ``graph-opt -t llvm`` prints for a target is what compiles for it."""
+
+    name = "loop.target"
+
+    cpu: StringAttr
+    features: StringAttr
+    triple: StringAttr
+
+    def __init__(self, cpu: str = "host", features: str = "", triple: str = ""):
+        super().__init__(StringAttr(cpu or "host"), StringAttr(features), StringAttr(triple))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        values = dict.fromkeys(_TARGET_FIELDS, "")
+
+        def one() -> None:
+            pos = parser.pos
+            key = parser.parse_identifier()
+            if key not in values:
+                parser.raise_error(f"#loop.target has no field '{key}' (it has {', '.join(_TARGET_FIELDS)})", pos, parser.pos)
+            parser.parse_punctuation("=")
+            values[key] = parser.parse_str_literal()
+
+        with parser.in_angle_brackets():
+            parser.parse_comma_separated_list(parser.Delimiter.NONE, one)
+        return (StringAttr(values["cpu"] or "host"), StringAttr(values["features"]), StringAttr(values["triple"]))
+
+    def print_parameters(self, printer: Printer) -> None:
+        fields = [(k, getattr(self, k).data) for k in _TARGET_FIELDS]
+        printer.print_string("<")
+        printer.print_list(
+            [(k, v) for k, v in fields if v or k == "cpu"],
+            lambda kv: (printer.print_string(f"{kv[0]} = "), printer.print_string_literal(kv[1])),
+        )
+        printer.print_string(">")
+
+    def resolve(self) -> Target:
+        """The concrete :class:`Target` (an unknown CPU or feature is an
+        ``ArgumentError``)."""
+        return Target.from_options(self.cpu.data, self.features.data, self.triple.data)
+
+
+def module_target(op: Operation) -> Target:
+    """The target of the module holding ``op`` (``op`` itself may be the
+    module): its ``#loop.target``, or :meth:`Target.default` (the host)."""
+    top = op
+    while top.parent_op() is not None:
+        top = top.parent_op()  # type: ignore[assignment]
+    attr = top.attributes.get(TARGET_ATTR_NAME)
+    return attr.resolve() if isinstance(attr, TargetAttr) else Target.default()
+
+
+def set_module_target(module: Operation, target: TargetAttr | None) -> None:
+    """Record ``target`` on ``module`` (``None``: remove it, the host)."""
+    if target is None:
+        module.attributes.pop(TARGET_ATTR_NAME, None)
+    else:
+        module.attributes[TARGET_ATTR_NAME] = target
+
+
+# --------------------------------------------------------------------------
 # loop.prefetch
 # --------------------------------------------------------------------------
 
@@ -333,4 +422,4 @@ def element_num_bytes(t: Attribute) -> int:
     raise VerifyException(f"unsupported memref element type {t}")
 
 
-Loop = Dialect("loop", [PrefetchOp], [DriverABIAttr])
+Loop = Dialect("loop", [PrefetchOp], [DriverABIAttr, TargetAttr])

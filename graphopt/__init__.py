@@ -9,6 +9,7 @@ The public API, importable from ``graphopt`` itself:
 * ``compile(source, pipeline="", *, opt_level, plugins, ...)`` -- a module, a
   path or IR text to a :class:`CompiledModule` of :class:`CompiledFunction`;
 * ``GraphBuilder`` -- build graph functions from Python;
+* ``Target`` -- what to compile for (``Target.from_options(cpu="haswell")``);
 * ``interpret`` -- the numpy reference interpreter;
 * ``load_plugin`` / ``PluginRegistry`` -- extend the compiler;
 * one exception hierarchy: :class:`GraphOptError` (a ``ValueError``) with
@@ -74,6 +75,7 @@ _LAZY = {
     "parse_text": "graphopt.runtime.compile",
     "load_plugin": "graphopt.plugins",
     "PluginRegistry": "graphopt.plugins",
+    "Target": "graphopt.target",
 }
 
 if TYPE_CHECKING:
@@ -82,6 +84,7 @@ if TYPE_CHECKING:
     from graphopt.runtime.compile import CompileSource, compile, parse_file, parse_text
     from graphopt.runtime.executable import ArgSpec, CompiledFunction, CompiledModule
     from graphopt.runtime.reference import interpret
+    from graphopt.target import Target
 
 
 def __getattr__(name: str) -> object:
@@ -110,6 +113,7 @@ __all__ = [
     "PipelineError",
     "PluginError",
     "PluginRegistry",
+    "Target",
     "VerifyError",
     "__version__",
     "interpret",

@@ -4,18 +4,18 @@ What an op *is* lives on its class (type inference, reference semantics,
 traits, fuse pattern).  How a transformation treats it lives here, as a
 *rule* of one :class:`RuleKind`, keyed by op class:
 
-=====================  =========================================  =====================================
-kind                   rule                                       used by
-=====================  =========================================  =====================================
-:data:`COMPUTE`        ``(emitter, op, result_index, idx) -> v``  ``lower-graph-to-loop`` (one element)
-:data:`LOOP_ORDER`     ``(op, result_index) -> [dims]``           ``lower-graph-to-loop`` (nest order)
-:data:`GEMM_PLAN`      ``(op, constants) -> GemmPlan | None``     the GEMM schedule (micro-kernels)
-:data:`GRADIENT`       ``(ctx, op, grads) -> [grad | None]``      ``autodiff``
-:data:`CANONICALIZATION` a ``RewritePattern`` (several per class)   ``canonicalize``
-:data:`DECOMPOSITION`  ``(op, emitter) -> value | None``          ``decompose``
-:data:`SPLAT`          ``(op, splat operands) -> scalar | None``  ``fold-constants``
-:data:`FUSION`         ``(op) -> FusePattern``                    ``fuse-ops``
-=====================  =========================================  =====================================
+========================  ==========================================  =====================================
+kind                      rule                                        used by
+========================  ==========================================  =====================================
+:data:`COMPUTE`           ``(emitter, op, result_index, idx) -> v``   ``lower-graph-to-loop`` (one element)
+:data:`LOOP_ORDER`        ``(op, result_index) -> [dims]``            ``lower-graph-to-loop`` (nest order)
+:data:`GEMM_PLAN`         ``(op, constants, target) -> plan | None``  the GEMM schedule (micro-kernels)
+:data:`GRADIENT`          ``(ctx, op, grads) -> [grad | None]``       ``autodiff``
+:data:`CANONICALIZATION`  a ``RewritePattern`` (several per class)    ``canonicalize``
+:data:`DECOMPOSITION`     ``(op, emitter) -> value | None``           ``decompose``
+:data:`SPLAT`             ``(op, splat operands) -> scalar | None``   ``fold-constants``
+:data:`FUSION`            ``(op) -> FusePattern``                     ``fuse-ops``
+========================  ==========================================  =====================================
 
 Every kind has the same lookup: walk the op's class hierarchy (``__mro__``),
 most specific class first, so a rule on a base class (``BinaryBroadcastOp``)

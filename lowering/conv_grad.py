@@ -49,6 +49,7 @@ from graphopt.lowering.conv_gemm import _set_phases_and_taps, add_to_tile, emit_
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
 from graphopt.lowering.kernel_emitter import KernelEmitter, Scope
 from graphopt.lowering.register_tile import store_from_tile
+from graphopt.target import Target
 
 #: grad_filter: products (pixels) summed from zero before they are added to S.
 BLOCK_PRODUCTS = 128
@@ -141,7 +142,7 @@ class PhasedPlan:
                 ), zero, em.index(0)))))))  # fmt: skip
 
 
-def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict) -> TransposedConvPlan | PhasedPlan | None:
+def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict, target: Target) -> TransposedConvPlan | PhasedPlan | None:
     n_img, c, h, w = tensor_of(op.result).get_shape()
     f, cg, kh, kw = tensor_of(op.weight).get_shape()
     oh, ow = tensor_of(op.grad).get_shape()[2:]
@@ -250,7 +251,7 @@ class GradFilterPlan(ConvPlan):
         emit_grad_filter(em, self, root, out)
 
 
-def _plan_grad_filter(op: graph.Conv2dGradFilterOp, constants: dict) -> GradFilterPlan | None:
+def _plan_grad_filter(op: graph.Conv2dGradFilterOp, constants: dict, target: Target) -> GradFilterPlan | None:
     n_img, c, h, w = tensor_of(op.input).get_shape()
     f, oh, ow = tensor_of(op.grad).get_shape()[1:]
     kh, kw = tensor_of(op.result).get_shape()[2:]

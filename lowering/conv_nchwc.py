@@ -58,6 +58,7 @@ from graphopt.lowering.parallel_split import parallel_copy, split_panels
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile, tile_value
 from graphopt.lowering.rules_nn import Window, reduce_dims, window_unroll
 from graphopt.lowering.rules_tensor import select
+from graphopt.target import Target
 
 LANES = 16
 #: Register tiles (output blocks x pixels): WIDE for a pointwise conv whose
@@ -173,7 +174,7 @@ def pack_nchwc_weight(w: np.ndarray, cl: int, nb: int) -> np.ndarray:
     return np.ascontiguousarray(blocked.transpose(0, 2, 4, 5, 3, 1))
 
 
-def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict) -> NchwcPlan | None:
+def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict, target: Target) -> NchwcPlan | None:
     """The micro-kernel for a constant-weight f32 conv with unit dilations
     and 16-channel output blocks; else None (the compute rule's loops)."""
     if conv.weight not in constants or conv.dilation_values != (1, 1) or conv.block_size != LANES:

@@ -39,6 +39,7 @@ from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile, tile_value
 from graphopt.lowering.rules_nn import Window, reduce_dims, window_unroll
 from graphopt.lowering.rules_tensor import select
+from graphopt.target import Target
 
 LANES = 16
 #: Pixels per register tile: R accumulators next to the KH*KW weights.
@@ -61,7 +62,7 @@ class DepthwiseNchwcPlan:
         emit_depthwise_nchwc(em, self, root, out)
 
 
-def plan_depthwise_nchwc(op: graph.DepthwiseConv2dNchwcOp, constants: dict) -> DepthwiseNchwcPlan | None:
+def plan_depthwise_nchwc(op: graph.DepthwiseConv2dNchwcOp, constants: dict, target: Target) -> DepthwiseNchwcPlan | None:
     """The micro-kernel for a 16-channel-block f32 depthwise conv whose
     weight is a finite constant (a padded tap is left out, not multiplied)."""
     shape = tensor_of(op.input).get_shape()

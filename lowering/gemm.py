@@ -52,6 +52,7 @@ from graphopt.lowering import parallel_split
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
 from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.target import Target
 
 LANES = 16
 #: Register tile: MR rows x NR columns of C in 2*MR zmm accumulators.
@@ -122,19 +123,21 @@ def find_matmul(root: SSAValue) -> GraphOp | None:
     return None if value is None else value.owner  # type: ignore[return-value]
 
 
-def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan | ConvPlan | None:
+def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict, target: Target) -> GemmPlan | ConvPlan | None:
     """The schedule decision: a :class:`GemmPlan` or ``None`` (today's path).
 
     ``sources`` maps kernel-level values to their buffers; ``constants`` maps a
-    kernel-level value to the :class:`graph.ConstantOp` it comes from."""
-    if len(roots) != 1:
+    kernel-level value to the :class:`graph.ConstantOp` it comes from;
+    ``target`` is what the micro-kernels are shaped for (none where it has no
+    vector FMA: the compute rules' loops, the scalar-safe path)."""
+    if len(roots) != 1 or not target.has_micro_kernels:
         return None
     mm = find_matmul(roots[0])
     if mm is None:
         return None
     if any(tensor_of(v).element_type != f32 for v in (*mm.operands, mm.results[0])):
         return None
-    plan: GemmPlan | ConvPlan | None = rules.GEMM_PLAN.lookup(mm)(mm, constants)  # type: ignore[misc]
+    plan: GemmPlan | ConvPlan | None = rules.GEMM_PLAN.lookup(mm)(mm, constants, target)  # type: ignore[misc]
     if plan is None or not (isinstance(sources.get(plan.a), SSAValue) or plan.a in constants):
         return None
     # B is read from its buffer unless it is packed at compile time (a dense
@@ -147,13 +150,13 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict) -> GemmPlan
     return plan
 
 
-#: ``@register_gemm_plan(OpClass)``: ``rule(op, constants) -> GemmPlan | None``,
+#: ``@register_gemm_plan(OpClass)``: ``rule(op, constants, target) -> GemmPlan | None``,
 #: how an anchor of that class maps onto the micro-kernel's ``C = A . B``.
 register_gemm_plan = rules.GEMM_PLAN.register
 
 
 @register_gemm_plan(graph.MatmulOp)
-def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
+def _matmul_plan(mm: graph.MatmulOp, constants: dict, target: Target) -> GemmPlan:
     a_shape, b_shape = tensor_of(mm.lhs).get_shape(), tensor_of(mm.rhs).get_shape()
     out_shape = tensor_of(mm.result).get_shape()
     m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
@@ -169,7 +172,7 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict) -> GemmPlan:
 
 
 @register_gemm_plan(graph.Conv2dOp)
-def _conv_plan(conv: graph.Conv2dOp, constants: dict) -> GemmPlan | ConvPlan | None:
+def _conv_plan(conv: graph.Conv2dOp, constants: dict, target: Target) -> GemmPlan | ConvPlan | None:
     """A 1x1 stride-1 conv is a plain GEMM over the image; other convs are an
     implicit GEMM (``conv_gemm``), depthwise ones a register-accumulated loop."""
     return _pointwise_conv_plan(conv) or plan_conv(conv, constants) or plan_depthwise(conv)

@@ -45,6 +45,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.dialects import loop
+from graphopt.dialects.loop import module_target
 from graphopt.dialects.fused import GroupOp
 from graphopt.dialects import graph
 from graphopt.dialects.graph import ConstantOp
@@ -56,6 +57,7 @@ from graphopt.lowering.kernel_emitter import KernelEmitter, LoweringError, Scala
 from graphopt.lowering.op_builder import build
 from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.memory import usable_plan
+from graphopt.target import Target
 
 ALIGNMENT = 64
 GEMM_ANCHORS = (
@@ -152,9 +154,10 @@ class KernelSpec:
 class FunctionLowering:
     """Lowers one graph function; see the module docstring."""
 
-    def __init__(self, fn: func.FuncOp, prefix: str, cache: KernelCache | None = None):
+    def __init__(self, fn: func.FuncOp, prefix: str, cache: KernelCache | None = None, target: Target | None = None):
         self.fn = fn
         self.prefix = prefix
+        self.target = target or Target.default()
         self.cache = cache if cache is not None else KernelCache()
         self.globals: list[memref.GlobalOp] = []
         self.global_of: dict[SSAValue, memref.GlobalOp] = {}
@@ -355,7 +358,7 @@ class FunctionLowering:
         shared = self.cache.by_source.get(key) if key is not None else None
         kernel = None
         if shared is None:
-            kernel = emit_kernel(spec, buffer_inputs, in_types, out_types, gemm)
+            kernel = emit_kernel(spec, buffer_inputs, in_types, out_types, gemm, self.target)
             if key is None:
                 shared = self.cache.shared_name(kernel)
             else:
@@ -399,7 +402,7 @@ class FunctionLowering:
             return None
         # Splat constants too: a splat weight is packed like a dense one.
         constants = {spec.inner_of[v]: v.owner for v in spec.inputs if isinstance(v.owner, ConstantOp)}
-        return plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants)
+        return plan_gemm(spec.roots, {spec.inner_of[v]: v for v in buffer_inputs}, constants, self.target)
 
     @staticmethod
     def _only_anchor_reads(plan: GemmPlan) -> bool:
@@ -498,13 +501,14 @@ def emit_kernel(
     in_types: Sequence[MemRefType],
     out_types: Sequence[MemRefType],
     gemm: GemmPlan | None = None,
+    target: Target | None = None,
 ) -> func.FuncOp:
-    """The kernel function of ``spec``: one loop nest per root."""
+    """The kernel function of ``spec`` for ``target``: one loop nest per root."""
     entry = Block(arg_types=[*in_types, *out_types])
     sources: dict[SSAValue, SSAValue | ScalarSource] = dict(spec.scalars)
     for v, arg in zip(buffer_inputs, entry.args):
         sources[spec.inner_of[v]] = arg
-    emitter = KernelEmitter(entry, sources, spec.roots)
+    emitter = KernelEmitter(entry, sources, spec.roots, target)
     out_args = entry.args[len(in_types):]
     if gemm is not None:
         gemm.packed = entry.args[len(in_types) - 1] if gemm.pack_b else None
@@ -528,11 +532,12 @@ def lower_graph_to_loop(module: ModuleOp) -> None:
     """Replace every graph function of ``module`` by its kernels and driver;
     identical kernels, in one function or several, are emitted once."""
     cache = KernelCache()
+    target = module_target(module)
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         if not is_graph_function(fn):
             continue
         try:
-            new_ops = FunctionLowering(fn, fn.sym_name.data, cache).build()
+            new_ops = FunctionLowering(fn, fn.sym_name.data, cache, target).build()
         except LoweringError as err:
             raise DiagnosticException(f"lower-graph-to-loop: {err}") from None
         block = module.body.block

@@ -89,6 +89,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.traits import is_side_effect_free
 
+from graphopt.target import Target
 from graphopt import errors, rules
 from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.lowering import parallel_split
@@ -170,11 +171,14 @@ class KernelEmitter:
         entry: Block,
         sources: dict[SSAValue, SSAValue | ScalarSource],
         roots: Sequence[SSAValue] = (),
+        target: Target | None = None,
     ):
         """``sources`` maps each group-level input value to the kernel's memref
         argument holding it, or to a scalar for splat constants; ``roots`` are
         the values the kernel computes (their convs and matmuls count as work
-        for the parallel rule)."""
+        for the parallel rule); ``target`` is what the kernel is scheduled for
+        (lanes, register tiles: ``em.target``; default this machine)."""
+        self.target = target or Target.default()
         self.root = Scope(entry, None, 0)
         self.current = self.root
         self.sources = sources

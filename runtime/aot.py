@@ -32,12 +32,14 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 
 from graphopt.diagnostics import UserError
 from graphopt.dialects.graph import type_str
+from graphopt.dialects.loop import module_target
 from graphopt.lowering.to_llvm import emit_llvm_ir
 from graphopt.lowering.to_llvm.parallel import NUM_THREADS_GLOBAL
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
-from graphopt.runtime.compile import lowered_module
+from graphopt.runtime.compile import TargetSpec, lowered_module
 from graphopt.runtime.executable import check_num_threads
 from graphopt.runtime.jit import compile_object
+from graphopt.target import Target
 
 __all__ = ["c_header", "compile_library", "object_code", "set_num_threads", "uses_threads", "write_library"]
 
@@ -56,7 +58,7 @@ def object_code(module: ModuleOp, opt_level: int = 3) -> bytes:
                 f"driver @{info.name} takes its large constants as arguments; an object file "
                 "needs them embedded: lower with lower-loop-to-llvm{max-inline-constant-bytes=-1}"
             )
-    return compile_object(emit_llvm_ir(module), opt_level)
+    return compile_object(emit_llvm_ir(module), opt_level, module_target(module))
 
 
 def _identifier(name: str) -> str:
@@ -134,6 +136,12 @@ def c_compiler() -> str | None:
 
 def write_library(module: ModuleOp, path: str | os.PathLike[str], opt_level: int = 3) -> None:
     """Link the module's object code into the shared library ``path``."""
+    target = module_target(module)
+    if target.arch != Target.host().arch:
+        raise UserError(
+            f"cannot link a shared library for {target.triple} on this {Target.host().arch} machine; "
+            "write an object file instead (an output ending in .o)"
+        )
     cc = c_compiler()
     if cc is None:
         raise UserError("no C compiler found (set CC) to link a shared library")
@@ -159,15 +167,20 @@ def compile_library(
     opt_level: int | str | None = 2,
     llvm_opt_level: int = 3,
     num_threads: int | None = None,
+    target: TargetSpec = None,
 ) -> None:
-    """``graphopt.compile``'s pipeline, ending in a shared library and a header;
+    """``graphopt.compile``'s pipeline for ``target``, ending in a shared
+    library, or an object file when ``library`` ends in ``.o``, and a header;
     ``num_threads`` is the initial thread count (default 0, libgomp's)."""
     if num_threads is not None:
         check_num_threads(num_threads)
-    module = lowered_module(source, pipeline, opt_level=opt_level, max_inline_constant_bytes=-1)
+    module = lowered_module(source, pipeline, opt_level=opt_level, max_inline_constant_bytes=-1, target=target)
     if num_threads is not None:
         set_num_threads(module, num_threads)
-    write_library(module, library, llvm_opt_level)
+    if os.fspath(library).endswith(".o"):
+        Path(library).write_bytes(object_code(module, llvm_opt_level))
+    else:
+        write_library(module, library, llvm_opt_level)
     if header is not None:
         guard = re.sub(r"[^A-Za-z0-9]", "_", Path(header).name).upper()
         Path(header).write_text(c_header(module, guard))

@@ -55,7 +55,9 @@ from graphopt.errors import (
 )
 from graphopt.lowering.to_llvm import LowerLoopToLLVMPass
 from graphopt.plugins import available_passes, load_plugins, project_context
-from graphopt.runtime.executable import CompiledModule, check_num_threads, compile_llvm_module
+from graphopt.dialects.loop import TargetAttr, set_module_target
+from graphopt.runtime.executable import CompiledModule, check_num_threads, compile_llvm_module, runnable_target
+from graphopt.target import Target
 from graphopt.diagnostics import LocatedParser, verify_located
 from graphopt.transforms.levels import GRAPH, LOOP, module_levels
 from graphopt.transforms.pipelines import (
@@ -67,6 +69,10 @@ from graphopt.transforms.pipelines import (
 )
 
 SourceKind = Literal["module", "path", "text"]
+TargetSpec = Target | TargetAttr | str | None
+"""A target: a :class:`Target`, a ``#loop.target``, an LLVM CPU name
+(``"haswell"``), or ``None`` (the module's own ``#loop.target``, else this
+machine)."""
 PluginSpec = str | os.PathLike[str] | ModuleType
 """A plugin: a ``.py`` path, a module name, or an imported module."""
 
@@ -168,6 +174,23 @@ def run_pipeline(module: ModuleOp, pipeline: str) -> None:
     verify_located(module)
 
 
+def set_target(module: ModuleOp, target: TargetSpec) -> None:
+    """Record ``target`` as ``module``'s ``#loop.target`` (``None`` keeps the
+    module's own); a CPU name or target LLVM does not know is an ``ArgumentError``."""
+    if target is None:
+        return
+    if isinstance(target, str):
+        attr = TargetAttr(target)
+        attr.resolve()
+    elif isinstance(target, TargetAttr):
+        attr = target
+    elif isinstance(target, Target):
+        attr = TargetAttr(target.cpu, target.features, target.triple)
+    else:
+        raise ArgumentError(f"target must be a graphopt.Target or a CPU name, not {type(target).__name__}")
+    set_module_target(module, attr)
+
+
 def lower_module(
     module: ModuleOp,
     pipeline: str = "",
@@ -175,10 +198,12 @@ def lower_module(
     opt_level: int | str | None = None,
     max_inline_constant_bytes: int = 4096,
     bounds_check: bool = False,
+    target: TargetSpec = None,
 ) -> None:
     """Run the pipeline of :func:`compile` on ``module`` in place, down to the
-    llvm level: the ``opt_level`` pipeline, ``pipeline``, then the lowering
-    passes ``pipeline`` does not run itself."""
+    llvm level, for ``target``: the ``opt_level`` pipeline, ``pipeline``,
+    then the lowering passes ``pipeline`` does not run itself."""
+    set_target(module, target)
     level = pipeline_spec(normalize_level(opt_level)) if opt_level is not None else ""
     inline = None if max_inline_constant_bytes == 4096 else max_inline_constant_bytes
     levels = module_levels(module)
@@ -214,12 +239,13 @@ def lowered_module(
     opt_level: int | str | None = None,
     max_inline_constant_bytes: int = 4096,
     bounds_check: bool = False,
+    target: TargetSpec = None,
 ) -> ModuleOp:
     """The llvm-level module of ``source`` after the pipeline of :func:`compile`."""
     module, _ = load_source(source)
     lower_module(
         module, pipeline, opt_level=opt_level,
-        max_inline_constant_bytes=max_inline_constant_bytes, bounds_check=bounds_check,
+        max_inline_constant_bytes=max_inline_constant_bytes, bounds_check=bounds_check, target=target,
     )  # fmt: skip
     return module
 
@@ -235,6 +261,7 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     bounds_check: bool = False,
     input_shapes: Mapping[str, Sequence[int]] | None = None,
     num_threads: int | None = None,
+    target: TargetSpec = None,
 ) -> CompiledModule:
     """Compile a graph-level model to native code (see the module docstring).
 
@@ -248,7 +275,10 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     ``input_shapes`` (``{"data": [1, 3, 224, 224]}``) set the dynamic input
     dimensions of an ``.onnx`` model.  ``num_threads`` (an int >= 1; default:
     the cores available to the process) is how many threads the parallel
-    loops use; results are bitwise the same for every count.
+    loops use; results are bitwise the same for every count.  ``target`` (a
+    :class:`graphopt.Target`, or an LLVM CPU name such as ``"haswell"``;
+    default: the module's ``#loop.target``, else this machine) is what the
+    kernels are scheduled and compiled for; it must be one this machine can run.
     """
     if num_threads is not None:
         check_num_threads(num_threads)
@@ -259,6 +289,8 @@ def compile(  # noqa: A001 - the natural name of the public entry point
     load_plugins(plugins)
     with collector_paused():
         module, taken = load_source(source, input_shapes)
+        set_target(module, target)
+        runnable_target(module)  # refused before the passes, not after
         lower_module(
             module, pipeline, opt_level=opt_level,
             max_inline_constant_bytes=max_inline_constant_bytes, bounds_check=bounds_check,
@@ -284,4 +316,5 @@ __all__ = [
     "parse_file",
     "parse_text",
     "run_pipeline",
+    "set_target",
 ]

@@ -48,12 +48,14 @@ import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
+from graphopt.dialects.loop import module_target
 from graphopt.lowering.to_llvm import emit_llvm_ir, lower_loop_to_llvm
 from graphopt.lowering.to_llvm.memref import BOUNDS_FLAG
 from graphopt.lowering.to_llvm.parallel import NUM_THREADS_GLOBAL
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
 from graphopt.errors import ArgumentError
 from graphopt.runtime.jit import JITModule, compile_llvm_ir
+from graphopt.target import Target
 
 if TYPE_CHECKING:
     from graphopt.runtime.compile import CompileSource
@@ -69,6 +71,7 @@ __all__ = [
     "default_num_threads",
     "compile_loop_module",
     "compile_llvm_module",
+    "runnable_target",
 ]
 
 ALIGNMENT = 64
@@ -375,15 +378,31 @@ class CompiledModule:
         return f"<CompiledModule {', '.join(self._functions)}{origin}>"
 
 
+def runnable_target(module: ModuleOp) -> Target:
+    """The module's target (``#loop.target``, else the host), which must be
+    one this machine can run: code with instructions the CPU lacks would
+    die of an illegal instruction, so it is refused before it is built."""
+    target = module_target(module)
+    if not target.runs_on_host():
+        host = Target.host()
+        raise ArgumentError(
+            f"the module is compiled for {target.describe()}, which this machine "
+            f"({host.cpu}, {host.vector_isa}) cannot run; compile it to an object file "
+            "instead (graph-compile, or graph-opt -t obj)"
+        )
+    return target
+
+
 def compile_llvm_module(
     module: ModuleOp, opt_level: int = 3, num_threads: int | None = None
 ) -> CompiledModule:
     """JIT-compile an llvm-level module; its drivers are read from their
     ``#loop.abi`` attributes and from nothing else."""
     threads = default_num_threads() if num_threads is None else check_num_threads(num_threads)
+    target = runnable_target(module)
     drivers = read_drivers(module)
     ir_text = emit_llvm_ir(module)
-    jit = compile_llvm_ir(ir_text, opt_level=opt_level)
+    jit = compile_llvm_ir(ir_text, opt_level=opt_level, target=target)
     functions = {
         name: CompiledFunction(info, jit.function_address(name), jit)
         for name, info in drivers.items()

@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
 
-from graphopt.runtime.llvm_optimizer import OPTIMISER, host_features
+from graphopt.runtime.llvm_optimizer import OPTIMISER
 from graphopt.runtime.thread_pool import configure_libgomp
+from graphopt.target import Target
 
-__all__ = ["JITError", "JITModule", "compile_llvm_ir", "compile_object", "host_target_machine", "parse_and_optimize"]
+__all__ = ["JITError", "JITModule", "compile_llvm_ir", "compile_object", "parse_and_optimize", "target_machine"]
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -56,24 +57,28 @@ def _initialise() -> None:
         _initialised = True
 
 
-def host_target_machine(opt_level: int = 3, *, jit: bool = True) -> llvm.TargetMachine:
-    """A target machine for this CPU (name and features): the JIT code model,
-    or position-independent code for object files and shared libraries."""
+def target_machine(target: Target | None = None, opt_level: int = 3, *, jit: bool = True) -> llvm.TargetMachine:
+    """LLVM's target machine for ``target`` (default: this CPU, its name and
+    features): the JIT code model, or position-independent code for object
+    files and shared libraries."""
     _initialise()
-    target = llvm.Target.from_default_triple()
-    features = host_features()
-    return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=features,
+    target = target or Target.default()
+    tm = llvm.Target.from_triple(target.triple).create_target_machine(
+        cpu=target.cpu,
+        features=target.llvm_features,
         opt=opt_level,
         reloc="default" if jit else "pic",
         codemodel="jitdefault" if jit else "default",
         jit=jit,
     )
+    return tm
 
 
-def parse_and_optimize(ir_text: str, tm: llvm.TargetMachine, opt_level: int) -> llvm.ModuleRef:
-    """Parse and verify ``ir_text``, then optimise it for ``tm``: LLVM's
+def parse_and_optimize(
+    ir_text: str, tm: llvm.TargetMachine, opt_level: int, target: Target | None = None
+) -> llvm.ModuleRef:
+    """Parse and verify ``ir_text``, then optimise it for ``tm`` (made for
+    ``target``, default the host: the optimiser's worker makes its own): LLVM's
     ``O<opt_level>`` pipeline, vectorisers on, LLVM's loop unrolling only
     for the functions the lowering marks (see ``llvm_optimizer``)."""
     try:
@@ -85,17 +90,18 @@ def parse_and_optimize(ir_text: str, tm: llvm.TargetMachine, opt_level: int) -> 
             return mod
         # The new-pass-manager run leaks native memory in llvmlite; see
         # llvm_optimizer for where it runs instead.
-        return OPTIMISER.optimise(ir_text, tm, opt_level)
+        return OPTIMISER.optimise(ir_text, tm, opt_level, target or Target.default())
     except RuntimeError as exc:
         raise JITError(f"invalid LLVM IR: {exc}") from None
 
 
-def compile_object(ir_text: str, opt_level: int = 3) -> bytes:
-    """A native, position-independent object file of ``ir_text``."""
+def compile_object(ir_text: str, opt_level: int = 3, target: Target | None = None) -> bytes:
+    """A position-independent object file of ``ir_text`` for ``target``
+    (default: this machine); any target LLVM knows, this host's or not."""
     _initialise()
     with _compile_lock:
-        tm = host_target_machine(opt_level, jit=False)
-        return tm.emit_object(parse_and_optimize(ir_text, tm, opt_level))
+        tm = target_machine(target, opt_level, jit=False)
+        return tm.emit_object(parse_and_optimize(ir_text, tm, opt_level, target))
 
 
 @dataclass
@@ -123,12 +129,14 @@ class JITModule:
         return self.target_machine.emit_assembly(llvm.parse_assembly(self.optimized_ir))
 
 
-def compile_llvm_ir(ir_text: str, opt_level: int = 3) -> JITModule:
-    """Parse, verify, optimise (``opt_level`` 0..3) and JIT-compile ``ir_text``."""
+def compile_llvm_ir(ir_text: str, opt_level: int = 3, target: Target | None = None) -> JITModule:
+    """Parse, verify, optimise (``opt_level`` 0..3) and JIT-compile ``ir_text``
+    for ``target`` (default: this machine), which must run here (see
+    :meth:`Target.runs_on_host`; the caller checks it)."""
     _initialise()
     with _compile_lock:
-        tm = host_target_machine(opt_level)
-        mod = parse_and_optimize(ir_text, tm, opt_level)
+        tm = target_machine(target, opt_level)
+        mod = parse_and_optimize(ir_text, tm, opt_level, target)
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()
         engine.run_static_constructors()

@@ -15,14 +15,15 @@ recompiles) grew by that much on every compile.
 The workaround keeps the pipeline and moves where it runs: the first
 ``IN_PROCESS_RUNS`` optimisations of a process run in it (a command-line
 tool compiles once and pays no start-up cost); later ones are sent to one
-worker process that runs the same pipeline (same host CPU and features) on
-the IR text and sends the optimised text back.  The worker is replaced
+worker process that runs the same pipeline (the same triple, CPU and
+features) on the IR text and sends the optimised text back.  The worker is replaced
 after ``WORKER_RUNS`` optimisations, which bounds its own growth.  If the
 worker cannot be started or dies, the optimisation runs in this process.
 
 Run as a script, this file is the worker: requests and replies are a
 decimal byte count on one line followed by that many bytes of UTF-8
-(requests start with the opt level and a space).
+(a request's first line is the opt level, triple, CPU and features,
+tab-separated; the IR follows).
 """
 
 from __future__ import annotations
@@ -33,22 +34,12 @@ import sys
 import threading
 
 from graphopt.runtime.llvm_split import split_module
+from graphopt.target import Target
 
 #: Optimisations a process runs itself before it uses the worker.
 IN_PROCESS_RUNS = 8
 #: Optimisations after which the worker is replaced by a fresh one.
 WORKER_RUNS = 200
-
-
-def host_features() -> str:
-    """The host CPU's features as the JIT and the worker both use them: with
-    AVX-512, full 16-lane vectors (softmax about 20% faster on Zen 4)."""
-    import llvmlite.binding as llvm
-
-    features = llvm.get_host_cpu_features().flatten()
-    if "+avx512f" in features.split(","):
-        features += ",-prefer-256-bit"
-    return features
 
 
 def run_pipeline(mod, tm, opt_level: int, unroll: bool = False) -> None:
@@ -125,9 +116,9 @@ class _Worker:
         self.runs = 0
         self.owner = os.getpid()
 
-    def optimise(self, ir_text: str, opt_level: int) -> str:
+    def optimise(self, ir_text: str, opt_level: int, target: Target) -> str:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        payload = f"{opt_level} {ir_text}".encode()
+        payload = f"{opt_level}\t{target.triple}\t{target.cpu}\t{target.llvm_features}\n{ir_text}".encode()
         self.proc.stdin.write(b"%d\n" % len(payload) + payload)
         self.proc.stdin.flush()
         header = self.proc.stdout.readline()
@@ -160,9 +151,9 @@ class Optimiser:
         self._worker_failed = False
         self._lock = threading.Lock()
 
-    def optimise(self, ir_text: str, tm, opt_level: int):
-        """:func:`optimise_ir` of ``ir_text`` for ``tm``, here or in the
-        worker (whose optimised text is parsed back here)."""
+    def optimise(self, ir_text: str, tm, opt_level: int, target: Target):
+        """:func:`optimise_ir` of ``ir_text`` for ``tm``, made for ``target``,
+        here or in the worker (whose optimised text is parsed back here)."""
         with self._lock:
             self.runs += 1
             if self.runs <= self.in_process_runs or self._worker_failed:
@@ -174,7 +165,7 @@ class Optimiser:
                     if self._worker is not None:
                         self._worker.close()
                     self._worker = _Worker()
-                text = self._worker.optimise(ir_text, opt_level)
+                text = self._worker.optimise(ir_text, opt_level, target)
             except RuntimeError:
                 # The worker refused the IR: the same run here reports why.
                 return optimise_ir(ir_text, tm, opt_level)
@@ -198,28 +189,26 @@ OPTIMISER = Optimiser()
 def _serve() -> None:
     import llvmlite.binding as llvm
 
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     llvm.initialize_native_asmparser()
-    target = llvm.Target.from_default_triple()
-    machines: dict[int, object] = {}
+    machines: dict[str, object] = {}
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     while True:
         header = stdin.readline()
         if not header:
             return
         request = stdin.read(int(header)).decode()
-        level_text, _, ir_text = request.partition(" ")
+        first, _, ir_text = request.partition("\n")
         try:
+            level_text, triple, cpu, features = first.split("\t")
             level = int(level_text)
-            tm = machines.get(level)
+            tm = machines.get(first)
             if tm is None:
-                tm = machines[level] = target.create_target_machine(
-                    cpu=llvm.get_host_cpu_name(),
-                    features=host_features(),
-                    opt=level,
-                    codemodel="jitdefault",
-                    jit=True,
+                tm = machines[first] = llvm.Target.from_triple(triple).create_target_machine(
+                    cpu=cpu, features=features, opt=level, codemodel="jitdefault", jit=True,
                 )
             mod = optimise_ir(ir_text, tm, level)
             reply, size_sign = str(mod).encode(), 1

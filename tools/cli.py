@@ -33,6 +33,7 @@ from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from graphopt.diagnostics import UserError, verify_located
+from graphopt.dialects.loop import TargetAttr, set_module_target
 from graphopt.transforms.pipelines import NAMED_PIPELINES
 
 PassFactory = Callable[[], type[ModulePass]]
@@ -191,6 +192,46 @@ def build_pipeline(available: dict[str, PassFactory], spec: str) -> list[ModuleP
                 message = f"pass '{s.name}': {message}"
             raise UserError(message) from None
     return passes
+
+
+# -- the target --------------------------------------------------------------------
+
+
+def add_target_arguments(p: argparse.ArgumentParser) -> None:
+    """``--target-cpu``, ``--target-features``, ``--target-triple``: what the
+    code is compiled for (LLVM's spellings; see ``graphopt.target``)."""
+    p.add_argument(
+        "--target-cpu", metavar="CPU",
+        help="compile for this CPU, LLVM's name (haswell, znver3, skylake-avx512, generic...; "
+        "default: this machine's, with its own features)",
+    )
+    p.add_argument(
+        "--target-features", metavar="+F,-F",
+        help="LLVM target features to add or remove, e.g. -avx512f (to this machine's, "
+        "or to --target-cpu's)",
+    )
+    p.add_argument(
+        "--target-triple", metavar="TRIPLE",
+        help="compile for this LLVM triple, e.g. aarch64-unknown-linux-gnu (default: this machine's)",
+    )
+
+
+def target_from_arguments(args: argparse.Namespace) -> TargetAttr | None:
+    """The ``#loop.target`` the target flags ask for, checked (an unknown CPU,
+    feature or triple is an error), or ``None`` when none is given."""
+    cpu, features, triple = args.target_cpu, args.target_features, args.target_triple
+    if cpu is None and features is None and triple is None:
+        return None
+    attr = TargetAttr(cpu or "host", features or "", triple or "")
+    attr.resolve()
+    return attr
+
+
+def apply_target_arguments(args: argparse.Namespace, module: ModuleOp) -> None:
+    """Record the target flags on ``module`` (they override its own ``#loop.target``)."""
+    attr = target_from_arguments(args)
+    if attr is not None:
+        set_module_target(module, attr)
 
 
 # -- instrumentation ---------------------------------------------------------------

@@ -39,6 +39,8 @@ from graphopt.tools.cli import (
     Instrumentation,
     Timing,
     add_debug_arguments,
+    add_target_arguments,
+    apply_target_arguments,
     build_pipeline,
     did_you_mean,
     pass_options,
@@ -244,6 +246,7 @@ class GraphOptMain(xDSLOptMain):
         p.add_argument("--pass-statistics", action="store_true",
                        help="print per-pass statistics (ops erased, created, folded...) to stderr")
         add_debug_arguments(p)
+        add_target_arguments(p)
         p.add_argument("--print-between-passes", dest="print_ir_after_all",
                        action="store_true", help=argparse.SUPPRESS)
         for flag, text in XDSL_FLAGS:
@@ -323,6 +326,7 @@ class GraphOptMain(xDSLOptMain):
     def process(self, module: ModuleOp, timing: Timing | None, stats: PassStatistics | None) -> str:
         """Run the passes on ``module`` and return its printed form."""
         args = self.args
+        apply_target_arguments(args, module)
         instrument = Instrumentation(
             args, timing=timing, verify=not args.disable_verify,
             printer=lambda m, s: printer_for(s, self.elide_larger()).print_op(m),

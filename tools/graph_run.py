@@ -43,6 +43,8 @@ from graphopt.tools.cli import (
     Progress,
     Timing,
     add_debug_arguments,
+    add_target_arguments,
+    apply_target_arguments,
     build_pipeline,
     write_output,
 )
@@ -231,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                    help="show compile steps on stderr (auto: on a terminal, after 1 s)")
     add_debug_arguments(p)
+    add_target_arguments(p)
     p.add_argument("--version", action="version", version=f"graph-run {__version__}")
     return p
 
@@ -335,6 +338,7 @@ def run(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(raw)
     session = Session(args)
     original = session.parse()
+    apply_target_arguments(args, original)
     module = original.clone()
     session.run_user_passes(module)
     fn = find_function(module, args.entry)

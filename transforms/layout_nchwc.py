@@ -1,16 +1,18 @@
 """``layout-nchwc``: chains of inference convs in the blocked NCHWc layout.
 
-A ``graph.conv2d`` with one group, a constant weight, unit dilations and
-input and output channels that are multiples of 16 (or an input of fewer
-than 16 channels, read as it is: a network's stem) becomes a
+The block is one vector register of f32 on the module's target (16
+channels with AVX-512, 8 with AVX2: :func:`block_size`).  A ``graph.conv2d``
+with one group, a constant weight, unit dilations and input and output
+channels that are multiples of the block (or an input of fewer channels
+than a block, read as it is: a network's stem) becomes a
 ``graph.conv2d_nchwc`` (``dialects/graph/blocked.py``), a depthwise one
-with a constant weight over a multiple of 16 channels a
+with a constant weight over a multiple of the block a
 ``graph.depthwise_conv2d_nchwc`` (its weight blocked at compile time), a max-pool of a
 blocked value a ``graph.max_pool2d_nchwc``, and so do the elementwise ops
 after them (bias add, scale and shift, relu, clip, the
 residual add...): their blocked operands are used as they are, a constant
 is re-laid out at compile time (a per-channel ``[C, 1, 1]`` bias becomes
-``[C/16, 1, 1, 16]``), another NCHW operand of the full shape is reordered.
+``[C/16, 1, 1, 16]`` with blocks of 16), another NCHW operand of the full shape is reordered.
 Where a blocked value meets an op that stays NCHW (a pool, a reshape, the
 function's return), a ``graph.reorder_nchw`` brings it back.
 
@@ -39,10 +41,11 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from graphopt.dialects import graph
 from graphopt.dialects.graph import tensor, tensor_of
+from graphopt.dialects.loop import module_target
+from graphopt.target import Target
 from graphopt.transforms.levels import GRAPH, require_level
 from graphopt.transforms.pass_statistics import StatisticsPass
 
-BLOCK = 16
 #: A depthwise multiply-add counts as this many in a chain's worth: in NCHW
 #: it runs along rows of 7 to 112 pixels in 16-lane vectors, in NCHWc on
 #: whole vectors of 16 channels (depthwise_nchwc), several times faster, where
@@ -53,37 +56,37 @@ BLOCK = 16
 DEPTHWISE_MAC_WEIGHT = 50
 
 
-def _nchw_blockable(v: SSAValue) -> bool:
+def _nchw_blockable(v: SSAValue, block: int) -> bool:
     t = tensor_of(v)
     shape = t.get_shape()
-    return t.element_type == f32 and len(shape) == 4 and shape[1] % BLOCK == 0 and shape[1] > 0
+    return t.element_type == f32 and len(shape) == 4 and shape[1] % block == 0 and shape[1] > 0
 
 
-def _few_channels(v: SSAValue) -> bool:
-    """An f32 NCHW input of fewer than 16 channels (a network's image), which
-    ``conv2d_nchwc`` reads as it is."""
+def _few_channels(v: SSAValue, block: int) -> bool:
+    """An f32 NCHW input of fewer channels than a block (a network's image),
+    which ``conv2d_nchwc`` reads as it is."""
     t = tensor_of(v)
     shape = t.get_shape()
-    return t.element_type == f32 and len(shape) == 4 and 0 < shape[1] < BLOCK
+    return t.element_type == f32 and len(shape) == 4 and 0 < shape[1] < block
 
 
-def _seed_conv(op: Operation) -> bool:
+def _seed_conv(op: Operation, block: int) -> bool:
     """A conv the micro-kernel takes: one group, constant weight, unit
     dilations, a blockable output and a blockable (or few-channel) input."""
     return (
         isinstance(op, graph.Conv2dOp) and op.group_count == 1 and op.dilation_values == (1, 1)
         and isinstance(op.weight.owner, graph.ConstantOp)
-        and (_nchw_blockable(op.input) or _few_channels(op.input)) and _nchw_blockable(op.result)
+        and (_nchw_blockable(op.input, block) or _few_channels(op.input, block)) and _nchw_blockable(op.result, block)
     )  # fmt: skip
 
 
-def _seed_depthwise(op: Operation) -> bool:
+def _seed_depthwise(op: Operation, block: int) -> bool:
     """A depthwise conv (one channel a group) with a constant weight over
     blockable channels: ``depthwise_conv2d_nchwc``."""
     if not (isinstance(op, graph.Conv2dOp) and isinstance(op.weight.owner, graph.ConstantOp)):
         return False
     c = tensor_of(op.input).get_shape()[1]
-    return op.group_count == c > 1 and tensor_of(op.weight).get_shape()[:2] == (c, 1) and _nchw_blockable(op.input)
+    return op.group_count == c > 1 and tensor_of(op.weight).get_shape()[:2] == (c, 1) and _nchw_blockable(op.input, block)
 
 
 def _blocked_pool(op: Operation, blocked: set[SSAValue]) -> bool:
@@ -94,7 +97,7 @@ def _blocked_pool(op: Operation, blocked: set[SSAValue]) -> bool:
     )  # fmt: skip
 
 
-def _blocked_constant(const: graph.ConstantOp, out_shape: tuple[int, ...]) -> np.ndarray | None:
+def _blocked_constant(const: graph.ConstantOp, out_shape: tuple[int, ...], block: int) -> np.ndarray | None:
     """The constant operand of an elementwise op with NCHW result
     ``out_shape``, laid out to broadcast against the blocked result; None
     when it varies along N (then the op stays NCHW: rare, and not worth it)."""
@@ -108,7 +111,7 @@ def _blocked_constant(const: graph.ConstantOp, out_shape: tuple[int, ...]) -> np
     if c == 1:
         out = a4.reshape(1, 1, h, w, 1)
     else:
-        out = a4.reshape(1, c // BLOCK, BLOCK, h, w).transpose(0, 1, 3, 4, 2)
+        out = a4.reshape(1, c // block, block, h, w).transpose(0, 1, 3, 4, 2)
     while out.ndim > 4 and out.shape[0] == 1:
         out = out[0]
     return np.ascontiguousarray(out)
@@ -121,6 +124,7 @@ class _Layout:
     fn: func.FuncOp
     min_convs: int
     min_macs_per_reordered: int
+    block: int  # channels per block: the target's f32 lanes
     rewrites: int = 0
 
     def _operand_ok(self, v: SSAValue, out_shape: tuple[int, ...], blocked: set[SSAValue]) -> bool:
@@ -131,7 +135,7 @@ class _Layout:
             return shape == out_shape
         if all(d == 1 for d in shape):
             return True  # a scalar broadcast: any layout
-        if isinstance(v.owner, graph.ConstantOp) and _blocked_constant(v.owner, out_shape) is not None:
+        if isinstance(v.owner, graph.ConstantOp) and _blocked_constant(v.owner, out_shape, self.block) is not None:
             return True
         return shape == out_shape  # reordered
 
@@ -151,7 +155,10 @@ class _Layout:
         blocked: set[SSAValue] = set()
         chosen: list[Operation] = []
         for op in self.fn.body.block.ops:
-            if _seed_conv(op) or _seed_depthwise(op) or self._elementwise(op, blocked) or _blocked_pool(op, blocked):
+            if (
+                _seed_conv(op, self.block) or _seed_depthwise(op, self.block)
+                or self._elementwise(op, blocked) or _blocked_pool(op, blocked)
+            ):  # fmt: skip
                 chosen.append(op)
                 blocked.add(op.results[0])
         # Connected chains (through blocked values), union-find.
@@ -178,7 +185,7 @@ class _Layout:
                 macs[root] = macs.get(root, 0) + weight * prod(tensor_of(op.result).get_shape()) * prod(tensor_of(op.weight).get_shape()[1:])
             ins = [op.input] if isinstance(op, graph.Conv2dOp) else op.operands
             for v in ins:
-                if v not in blocked and _nchw_blockable(v) and not isinstance(v.owner, graph.ConstantOp):
+                if v not in blocked and _nchw_blockable(v, self.block) and not isinstance(v.owner, graph.ConstantOp):
                     moved.setdefault(root, set()).add(v)
             if any(u.operation not in parent for u in op.results[0].uses):
                 moved.setdefault(root, set()).add(op.results[0])
@@ -205,7 +212,7 @@ class _Layout:
             shape = tuple(tensor_of(v).get_shape())
             if all(d == 1 for d in shape):
                 return v
-            arr = _blocked_constant(v.owner, out_shape) if isinstance(v.owner, graph.ConstantOp) else None
+            arr = _blocked_constant(v.owner, out_shape, self.block) if isinstance(v.owner, graph.ConstantOp) else None
             if arr is not None:
                 if v.owner.is_splat:
                     c = graph.ConstantOp.splat_of(tensor(arr.shape, f32), float(arr.reshape(-1)[0]))
@@ -214,7 +221,7 @@ class _Layout:
                 return insert(c, user).results[0]
             if v not in reordered:
                 at = v.owner if isinstance(v.owner, Operation) else None
-                r = graph.ReorderNchwcOp(v, BLOCK)
+                r = graph.ReorderNchwcOp(v, self.block)
                 if at is None:
                     Rewriter.insert_op(r, InsertPoint.at_start(self.fn.body.block))
                 else:
@@ -229,16 +236,17 @@ class _Layout:
                 wc = op.weight.owner
                 assert isinstance(wc, graph.ConstantOp)
                 c, _, kh, kw = tensor_of(op.weight).get_shape()
-                shape = (c // BLOCK, kh, kw, BLOCK)
+                shape = (c // self.block, kh, kw, self.block)
                 if wc.is_splat:
                     w = graph.ConstantOp.splat_of(tensor(shape, f32), float(wc.reference()[0].reshape(-1)[0]))
                 else:
-                    w = graph.ConstantOp.from_array(graph.to_blocked_depthwise_weight(wc.reference()[0], BLOCK))
+                    w = graph.ConstantOp.from_array(graph.to_blocked_depthwise_weight(wc.reference()[0], self.block))
                 w = insert(w, op).results[0]
                 new = graph.DepthwiseConv2dNchwcOp(x, w, op.stride_values, op.pad_values, op.dilation_values)
             elif isinstance(op, graph.Conv2dOp):
-                x = op.input if _few_channels(op.input) else blocked_operand(op.input, op, tuple(tensor_of(op.input).get_shape()))
-                new = graph.Conv2dNchwcOp(x, op.weight, op.stride_values, op.pad_values, op.dilation_values, BLOCK)
+                few = _few_channels(op.input, self.block)
+                x = op.input if few else blocked_operand(op.input, op, tuple(tensor_of(op.input).get_shape()))
+                new = graph.Conv2dNchwcOp(x, op.weight, op.stride_values, op.pad_values, op.dilation_values, self.block)
             elif isinstance(op, graph.MaxPool2dOp):
                 new = graph.MaxPool2dNchwcOp(block_of[op.input], op.kernel_values, op.stride_values, op.pad_values)
             else:
@@ -267,9 +275,16 @@ class _Layout:
             Rewriter.erase_op(op)
 
 
+def block_size(target: Target) -> int:
+    """Channels per NCHWc block: one vector register of f32 (16 with
+    AVX-512, 8 with AVX2, 4 with NEON or SSE), as MLAS blocks; 0 (no
+    blocking) where the target has no micro-kernels to run the blocked convs."""
+    return target.f32_lanes if target.has_micro_kernels else 0
+
+
 @dataclass(frozen=True)
 class LayoutNchwcPass(StatisticsPass):
-    """Chains of inference convs with 16-multiple channels in NCHWc."""
+    """Chains of inference convs in NCHWc, blocks of the target's vector width."""
 
     name = "layout-nchwc"
     min_convs: int = 2
@@ -277,9 +292,10 @@ class LayoutNchwcPass(StatisticsPass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         require_level(op, self.name, GRAPH)
+        block = block_size(module_target(op))
         total = 0
-        for fn in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks]:
-            layout = _Layout(fn, self.min_convs, self.min_macs_per_reordered)
+        for fn in [f for f in op.ops if isinstance(f, func.FuncOp) and f.body.blocks and block]:
+            layout = _Layout(fn, self.min_convs, self.min_macs_per_reordered, block)
             layout.rewrite(layout.decide())
             total += layout.rewrites
         self.record(ops_blocked=total)

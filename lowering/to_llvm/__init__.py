@@ -44,6 +44,7 @@ from xdsl.transforms.canonicalization_patterns.scf import IfPropagateConstantCon
 from xdsl.transforms.convert_scf_to_cf import IfLowering
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 
+from graphopt.dialects.loop import module_target
 from graphopt.lowering.expand_math import expand_math
 from graphopt.lowering.to_llvm.arith import ConvertArithToLLVMPass
 from graphopt.lowering.to_llvm.cf import ConvertCfToLLVMPass, ForLowering
@@ -148,12 +149,11 @@ def lower_loop_to_llvm(module: ModuleOp, max_inline_constant_bytes: int = 4096, 
 
 
 def emit_llvm_ir(module: ModuleOp, target_triple: str | None = None) -> str:
-    """LLVM IR text of a lowered module (:mod:`.llvm_ir`)."""
+    """LLVM IR text of a lowered module (:mod:`.llvm_ir`), for the triple of
+    its ``#loop.target`` (or ``llvm.target_triple``; else the host's)."""
     triple = module.attributes.get("llvm.target_triple")
     if isinstance(triple, StringAttr):
         target_triple = triple.data
     elif target_triple is None:
-        from llvmlite import binding
-
-        target_triple = binding.get_default_triple()
+        target_triple = module_target(module).triple
     return print_llvm_ir(module, target_triple)

@@ -48,7 +48,7 @@ def test_compile_has_a_real_typed_signature() -> None:
     assert inspect.Parameter.VAR_KEYWORD not in kinds and inspect.Parameter.VAR_POSITIONAL not in kinds
     assert list(sig.parameters) == [
         "source", "pipeline", "opt_level", "plugins", "max_inline_constant_bytes", "llvm_opt_level",
-        "bounds_check", "input_shapes", "num_threads",
+        "bounds_check", "input_shapes", "num_threads", "target",
     ]
     hints = typing.get_type_hints(graphopt.compile)
     assert all(h is not typing.Any for h in hints.values())

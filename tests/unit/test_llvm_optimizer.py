@@ -8,7 +8,8 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
-from graphopt.runtime.jit import JITError, compile_llvm_ir, host_target_machine
+from graphopt.runtime.jit import JITError, compile_llvm_ir, target_machine
+from graphopt.target import Target
 from graphopt.runtime.llvm_optimizer import Optimiser, optimise_ir
 
 # As llvmlite prints a lowered module: a vector kernel launched by an internal
@@ -85,7 +86,7 @@ def _phis(mod: llvm.ModuleRef, name: str) -> int:
 def test_one_pipeline_without_llvm_unrolling() -> None:
     """The whole module in one pipeline (internal linkage kept); the 5-trip
     reduction loop of ``pool`` stays a loop: LLVM unrolls no loop."""
-    tm = host_target_machine(3)
+    tm = target_machine(opt_level=3)
     mod = optimise_ir(IR, tm, 3)
     assert mod.get_function("main").linkage == llvm.Linkage.external
     assert mod.get_function("pool").linkage == llvm.Linkage.internal
@@ -97,7 +98,7 @@ def test_a_loop_with_unroll_full_metadata_is_still_unrolled() -> None:
     """With unrolling off LLVM unrolls only the loops whose latch asks for it."""
     forced = IR.replace('label %".3", label %".11"', 'label %".3", label %".11", !llvm.loop !0')
     forced += '!0 = distinct !{!0, !1}\n!1 = !{!"llvm.loop.unroll.full"}\n'
-    tm = host_target_machine(3)
+    tm = target_machine(opt_level=3)
     mod = optimise_ir(forced, tm, 3)
     assert _phis(mod, "pool") == 0
     np.testing.assert_array_equal(run_main(mod, tm), [1, 2, 3, 4, 5, 15])
@@ -110,14 +111,14 @@ def test_invalid_ir_is_reported_for_the_text_as_given() -> None:
 
 
 def test_the_worker_optimises_like_this_process() -> None:
-    tm = host_target_machine(3)
+    tm = target_machine(opt_level=3)
     here = str(optimise_ir(IR, tm, 3))
     worker = Optimiser(in_process_runs=0)
     try:
         bad = IR.replace("fadd float", "fadd double")
         with pytest.raises(RuntimeError):  # refused by the worker, reported here
-            worker.optimise(bad, tm, 3)
-        there = worker.optimise(IR, tm, 3)
+            worker.optimise(bad, tm, 3, Target.default())
+        there = worker.optimise(IR, tm, 3, Target.default())
         assert worker._worker is not None and not worker._worker_failed
         assert worker._worker.runs == 1
     finally:
@@ -197,7 +198,7 @@ def test_a_function_marked_for_llvm_unrolling_is_optimised_with_it() -> None:
     parts, restore = split_module(marked)
     assert [unroll for _, unroll in parts] == [True, False]
     assert '@"pool"' in parts[0][0].split("define void @\"main\"")[0] and "k_par0" in parts[1][0]
-    tm = host_target_machine(3)
+    tm = target_machine(opt_level=3)
     mod = optimise_ir(marked, tm, 3)
     assert _phis(mod, "pool") == 0
     assert mod.get_function("k").linkage == llvm.Linkage.internal

@@ -1,0 +1,2 @@
+module attributes {loop.target = #loop.target<chip = "haswell">} {
+}
