@@ -1,5 +1,19 @@
-// RUN: graph-opt -p 'layout-nchwc{min-macs-per-reordered=0}' %s | filecheck %s
-// RUN: graph-opt -p layout-nchwc %s | filecheck %s --check-prefix=COST
+// RUN: graph-opt %avx512 -p 'layout-nchwc{min-macs-per-reordered=0}' %s | filecheck %s
+// RUN: graph-opt %avx512 -p layout-nchwc %s | filecheck %s --check-prefix=COST
+// RUN: graph-opt %avx2 -p 'layout-nchwc{min-macs-per-reordered=0}' %s | filecheck %s --check-prefix=AVX2
+// RUN: graph-opt --target-triple=x86_64-unknown-linux-gnu --target-cpu=x86-64 -p 'layout-nchwc{min-macs-per-reordered=0}' %s | filecheck %s --check-prefix=SSE
+
+// The block is one vector register of f32: 16 channels with AVX-512 (the
+// checks below), 8 with AVX2; a target without vector FMA (the x86-64
+// baseline) runs no micro-kernel, so nothing is blocked.
+// AVX2-LABEL: func.func @chain
+// AVX2:       graph.reorder_nchwc %{{.*}} {block = 8 : i64}
+// AVX2:       graph.conv2d_nchwc {{.*}} -> tensor<1x4x4x4x8xf32>
+// AVX2:       graph.constant {{.*}} : tensor<4x1x1x8xf32>
+// SSE-LABEL:  func.func @chain
+// SSE-NOT:    graph.conv2d_nchwc
+// SSE-NOT:    graph.reorder_nchwc
+// SSE:        func.return
 
 // A chain of two convs, a per-channel bias, relu and a residual add goes
 // blocked: one reorder in, the bias re-laid out as [C/16, 1, 1, 16], one

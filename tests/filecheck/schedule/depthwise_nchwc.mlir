@@ -1,5 +1,5 @@
-// RUN: graph-opt -p 'layout-nchwc{min-convs=1 min-macs-per-reordered=0},fuse-ops,lower-graph-to-loop' %s | filecheck %s
-// RUN: graph-opt -p 'layout-nchwc{min-convs=1 min-macs-per-reordered=0},fuse-ops,lower-graph-to-loop' %s | filecheck %s --check-prefix=NOTEST
+// RUN: graph-opt %avx512 -p 'layout-nchwc{min-convs=1 min-macs-per-reordered=0},fuse-ops,lower-graph-to-loop' %s | filecheck %s
+// RUN: graph-opt %avx512 -p 'layout-nchwc{min-convs=1 min-macs-per-reordered=0},fuse-ops,lower-graph-to-loop' %s | filecheck %s --check-prefix=NOTEST
 // RUN: graph-run -p 'layout-nchwc{min-convs=1 min-macs-per-reordered=0}' -O2 %s --check | filecheck %s --check-prefix=RESULT
 // A depthwise 3x3 conv over 16 channels (one block) of 5x26 pixels: the
 // micro-kernel (lowering/depthwise_nchwc.py) loads the nine weight vectors
