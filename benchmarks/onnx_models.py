@@ -1,94 +1,171 @@
-"""The onnx package's light models: import time, compile time, and latency
-of graph-opt (-O2) against onnxruntime at 1 and 2 threads, in one run.
+"""The onnx package's light models with dense weights: graph-opt against
+onnxruntime at 1 and 2 threads, on the same .onnx file, in one run.
 
-Latency is the median wall time of ``--repeats`` calls,
-the contenders interleaved in a shuffled order with a pause between them
-(onnxruntime's worker threads spin after a 2-thread run and would slow
-whatever runs next).  The input is what onnx's runner feeds; the weights are
-the models' own (uniform 0.02) -- timing does not depend on their values.
+Each ``light_<name>.onnx`` builds its weights with ``ConstantOfShape`` (every
+weight 0.02): a kernel can cheat on a splat weight, and real models have none.
+Each is rewritten with dense seeded weights (:func:`dense_weights`: He-scaled
+normal conv and matmul weights, positive batch-norm scales and variances)
+and saved to one file that both engines load.  graph-opt compiles it at -O3, for this machine and, with
+``--target-cpu``/``--target-features``, also for that target (an AVX2 build
+on an AVX-512 machine: ``--target-cpu=haswell``), each build a row against
+the same onnxruntime sessions; onnxruntime always runs its own best kernels
+for this machine.
 
-Run: ``python benchmarks/onnx_models.py [--models alexnet,resnet50] [--repeats 5]``
-(needs the ``bench`` extra: ``pip install -e '.[bench]'``).
+Timing as in ``kernels.py`` and ``resnet50.py`` (``harness.py``): the
+contenders interleaved, each sample a warm-up call and then the steady
+calls; CPU time at one thread, wall time at two; medians.  The output
+difference is the largest absolute difference to onnxruntime's output over
+its largest magnitude.  The targets checked ("met" / "not met", per build):
+geomean at one thread <= 1.2x onnxruntime, no model above 1.5x, and no model
+slower at 2 threads than at 1.
+
+Run: ``python benchmarks/onnx_models.py [--models vgg19,resnet50] [--repeats 5]
+[--target-cpu haswell] [--realtime]`` (needs the ``bench`` extra).
 """
 
 from __future__ import annotations
 
-import argparse
-import os
-import random
-import statistics
 import sys
-import time
+from pathlib import Path
 
-import numpy as np
-import onnx
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "conformance"))
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "conformance"))
+import harness  # noqa: E402  (first: it unsets the OpenBLAS overrides before numpy loads)
+
+import argparse  # noqa: E402
+import math  # noqa: E402
+import os  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+from onnx import numpy_helper  # noqa: E402
 
 import graphopt  # noqa: E402
-from graphopt.frontends.onnx import import_model  # noqa: E402
+from graphopt.target import Target  # noqa: E402
 from light_models import NAMES, graph_inputs, model_path, runner_input  # noqa: E402
 
 
-def ort_session(path: str, threads: int):
-    import onnxruntime as ort
+def dense_weights(model: onnx.ModelProto, seed: int = 0) -> onnx.ModelProto:
+    """``model`` with every ``ConstantOfShape`` weight replaced by a dense
+    seeded initializer, chosen by what reads it (as ``resnet50.py`` does):
+    conv and Gemm weights He-scaled normal, ``sqrt(2 / fan_in)``; batch-norm
+    variances uniform in [0.5, 1.5] and scales in [0.3, 0.7] (positive; a
+    residual network's activations then stay within a few hundred instead
+    of growing to 1e5 over its blocks, and its softmax is not one-hot);
+    batch-norm shifts and means and every bias ``N(0, 0.1)``."""
+    rng = np.random.default_rng(seed)
+    shapes = {t.name: numpy_helper.to_array(t) for t in model.graph.initializer}
+    readers: dict[str, tuple[str, int]] = {}
+    for node in model.graph.node:
+        if node.op_type == "Constant":
+            shapes[node.output[0]] = numpy_helper.to_array(node.attribute[0].t)
+        for i, name in enumerate(node.input):
+            readers.setdefault(name, (node.op_type, i))
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    for node in model.graph.node:
+        if node.op_type == "ConstantOfShape" and node.input[0] in shapes:
+            shape = [int(d) for d in shapes[node.input[0]]]
+            reader = readers.get(node.output[0], ("", 0))
+            if len(shape) >= 2:  # conv [O, C, KH, KW]; Gemm's transB weight [N, K]
+                w = rng.standard_normal(shape) * math.sqrt(2.0 / max(math.prod(shape[1:]), 1))
+            elif reader[0] == "BatchNormalization" and reader[1] == 1:  # scale
+                w = rng.uniform(0.3, 0.7, shape)
+            elif reader[0] == "BatchNormalization" and reader[1] == 4:  # variance
+                w = rng.uniform(0.5, 1.5, shape)
+            else:  # batch-norm shift and mean, biases
+                w = rng.standard_normal(shape) * 0.1
+            out.graph.initializer.append(numpy_helper.from_array(w.astype(np.float32), node.output[0]))
+        else:
+            out.graph.node.append(node)
+    return out
 
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    return ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+
+def geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def bench_model(name: str, repeats: int) -> dict[str, float]:
-    path = model_path(name)
-    model = onnx.load(path)
+def bench_model(name: str, builds: dict[str, Target], repeats: int, folder: str) -> dict:
+    model = dense_weights(onnx.load(model_path(name)))
+    path = os.path.join(folder, f"{name}.onnx")
+    onnx.save(model, path)
     (vi,) = graph_inputs(model)
     x = runner_input(vi)
-    t = time.perf_counter()
-    module = import_model(path)
-    t_import = time.perf_counter() - t
-    t = time.perf_counter()
-    fn = graphopt.compile(module, opt_level=2)["main"]
-    t_compile = time.perf_counter() - t
-    calls = {"graph-opt": lambda: fn(x)}
-    try:
-        for threads in (1, 2):
-            sess = ort_session(path, threads)
-            calls[f"ort-{threads}t"] = lambda s=sess: s.run(None, {vi.name: x})
-    except ImportError:
-        pass
-    for call in calls.values():  # warm up
-        call()
-    times: dict[str, list[float]] = {k: [] for k in calls}
-    order = list(calls)
-    for _ in range(repeats):
-        random.shuffle(order)
-        for k in order:
-            t = time.perf_counter()
-            calls[k]()
-            times[k].append(time.perf_counter() - t)
-            time.sleep(0.05)
-    out = {"import": t_import, "compile": t_compile}
-    out.update({k: statistics.median(v) for k, v in times.items()})
-    return out
+    result: dict = {"name": name, "builds": {}}
+    sessions = {t: harness.ort_session(path, t) for t in harness.THREADS}
+    reference = sessions[1].run(None, {vi.name: x})[0]
+    contenders = [harness.Contender("onnxruntime", t, harness.ort_call(s, [x])) for t, s in sessions.items()]
+    for build, target in builds.items():
+        c0 = time.process_time()
+        compiled = graphopt.compile(path, opt_level=3, target=target)
+        compile_s = time.process_time() - c0
+        fn = compiled["main"]
+        got = fn(x)
+        diff = float(np.max(np.abs(got - reference)) / max(float(np.max(np.abs(reference))), 1e-30))
+        result["builds"][build] = {"compile_s": compile_s, "diff": diff}
+        contenders += [harness.Contender(build, t, harness.graph_opt_call(compiled, fn, t, [x])) for t in harness.THREADS]
+    harness.measure(contenders, repeats, min_sample_s=0.05)
+    times = {(c.system, c.threads): c.basis_s for c in contenders}
+    result["ort"] = {t: times[("onnxruntime", t)] for t in harness.THREADS}
+    for build in builds:
+        r = result["builds"][build]
+        r.update({t: times[(build, t)] for t in harness.THREADS})
+    return result
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--models", default=",".join(NAMES), help="comma-separated light model names")
+    p.add_argument("--models", default=",".join(NAMES), help=f"comma-separated light models (default: all: {','.join(NAMES)})")
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--target-cpu", help="also build graph-opt for this CPU (LLVM's name, e.g. haswell)")
+    p.add_argument("--target-features", help="also build graph-opt with these features (e.g. -avx512f)")
+    p.add_argument("--realtime", action="store_true", help="time at real-time priority (root)")
     args = p.parse_args()
     names = [n for n in args.models.split(",") if n]
-    print(f"{'model':14}{'import s':>10}{'compile s':>11}{'graph-opt ms':>14}{'ort 1t ms':>11}"
-          f"{'ort 2t ms':>11}{'vs 1t':>8}{'vs 2t':>8}")
-    for name in names:
-        r = bench_model(name, args.repeats)
-        g = r["graph-opt"] * 1e3
-        o1, o2 = r.get("ort-1t", float("nan")) * 1e3, r.get("ort-2t", float("nan")) * 1e3
-        print(f"{name:14}{r['import']:>10.2f}{r['compile']:>11.1f}{g:>14.1f}{o1:>11.1f}{o2:>11.1f}"
-              f"{o1 / g:>7.2f}x{o2 / g:>7.2f}x", flush=True)
-    print("vs Nt: onnxruntime time / graph-opt time (above 1: graph-opt is faster)")
+    unknown = sorted(set(names) - set(NAMES))
+    if unknown:
+        raise SystemExit(f"unknown model(s) {', '.join(unknown)}; the light models are {', '.join(NAMES)}")
+    host = Target.host()
+    builds = {"graph-opt": host}
+    if args.target_cpu or args.target_features:
+        target = Target.from_options(args.target_cpu, args.target_features)
+        builds[f"graph-opt[{target.cpu}{',' + args.target_features if args.target_features else ''}]"] = target
+    print(f"host: {host.describe()}")
+    for build, target in builds.items():
+        print(f"build {build}: {target.describe()}")
+    print("onnxruntime runs its own kernels for this host; weights dense (seeded), "
+          "CPU time at 1 thread, wall at 2; medians of interleaved repeats")  # fmt: skip
+    harness.realtime(args.realtime)
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        head = f"{'model':13}{'build':24}{'compile s':>10}{'1T ms':>10}{'ort 1T':>10}{'vs ort':>8}" \
+               f"{'2T ms':>10}{'ort 2T':>10}{'vs ort':>8}{'2T/1T':>7}{'out diff':>10}"  # fmt: skip
+        print(head)
+        for name in names:
+            r = bench_model(name, builds, args.repeats, folder)
+            rows.append(r)
+            o1, o2 = r["ort"][1], r["ort"][2]
+            for build, b in r["builds"].items():
+                print(f"{name:13}{build:24}{b['compile_s']:>10.1f}{b[1] * 1e3:>10.1f}{o1 * 1e3:>10.1f}{b[1] / o1:>7.2f}x"
+                      f"{b[2] * 1e3:>10.1f}{o2 * 1e3:>10.1f}{b[2] / o2:>7.2f}x{b[1] / b[2]:>6.2f}x{b['diff']:>10.1e}", flush=True)  # fmt: skip
+    harness.realtime(False)
+    print("vs ort: graph-opt time / onnxruntime time (below 1: graph-opt is faster); 2T/1T: speed-up of 2 threads")
+    for build in builds:
+        ratios = {r["name"]: r["builds"][build][1] / r["ort"][1] for r in rows}
+        scaling = {r["name"]: r["builds"][build][1] / r["builds"][build][2] for r in rows}
+        g = geomean(list(ratios.values()))
+        worst = max(ratios, key=ratios.get)
+        slowest = min(scaling, key=scaling.get)
+        print(f"targets ({build}, {builds[build].vector_isa}, {len(rows)} models):")
+        print(f"  geomean at 1 thread <= 1.2x onnxruntime: {harness.met(g <= 1.2)} ({g:.2f}x)")
+        print(f"  no model above 1.5x at 1 thread: {harness.met(ratios[worst] <= 1.5)} "
+              f"(worst {worst} {ratios[worst]:.2f}x)")
+        print(f"  no model slower at 2 threads than at 1: {harness.met(scaling[slowest] >= 1.0)} "
+              f"(least speed-up {slowest} {scaling[slowest]:.2f}x)")
 
 
 if __name__ == "__main__":
