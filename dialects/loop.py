@@ -95,7 +95,18 @@ ABI_ATTR_NAME = "loop.abi"
 
 def _parse_args(parser: AttrParser) -> list[tuple[StringAttr, TensorType]]:
     def one() -> tuple[StringAttr, TensorType]:
-        name = parser.parse_str_literal()
+        pos = parser.pos
+        name = parser.parse_optional_str_literal()
+        if name is None:
+            # A non-ASCII name prints as escaped UTF-8 bytes, which xDSL's
+            # lexer reads as a bytes literal.
+            data = parser.parse_optional_bytes_literal()
+            try:
+                name = data.decode("utf-8") if data is not None else None
+            except UnicodeDecodeError:
+                name = None
+            if name is None:
+                parser.raise_error("expected a name (a string literal)", pos, parser.pos)
         parser.parse_punctuation(":")
         pos = parser.pos
         t = parser.parse_type()
@@ -116,7 +127,10 @@ class DriverABIAttr(ParametrizedAttribute):
     The driver's arguments are ``inputs..., outputs...``, the
     ``memref<workspace x i8>`` workspace, then one pointer per entry of
     ``constants`` (large constants the runtime passes; ``lower-loop-to-llvm``
-    moves them there).  Names are the source names ("" when there is none)."""
+    moves them there).  Names are the names of the graph function's interface
+    (``graphopt.dialects.graph.names``): an argument's or result's
+    ``graph.name`` (an ONNX model's own names, ``"gpu_0/data_0"``), else its
+    SSA name, else ""; the runtime takes inputs and gives outputs by them."""
 
     name = "loop.abi"
 

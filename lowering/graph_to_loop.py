@@ -321,9 +321,11 @@ class FunctionLowering:
             Region(driver_block),
             visibility=fn.sym_visibility.data if fn.sym_visibility else None,
         )
+        # The ABI names are the interface's: the source names (graph.name) where
+        # the function has them, else the SSA name hints.
         abi = loop.DriverABIAttr(
-            [(a.name_hint or "", t) for a, t in zip(fn.body.block.args, fn.function_type.inputs)],
-            [(v.name_hint or "", tensor_of(v)) for v in ret.arguments],
+            [(n or "", t) for n, t in zip(graph.input_names(fn), fn.function_type.inputs)],
+            [(n or "", tensor_of(v)) for n, v in zip(graph.output_names(fn), ret.arguments)],
             ws_bytes,
         )
         loop.set_driver_abi(driver, abi)

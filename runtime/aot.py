@@ -9,8 +9,14 @@ is then an ordinary C function::
 
 ``write_header`` declares every driver of a lowered module from its
 ``#loop.abi``: the argument shapes and dtypes in comments, the workspace size
-as a constant (the caller allocates it, 64-byte aligned, and may reuse it
-between calls but not share it between threads running at once).
+as a constant.  Each argument is named by a valid C identifier made from its
+name; where that differs from the model's own name (an ONNX input such as
+``gpu_0/data_0`` becomes ``gpu_0_data_0``), the comment gives the original::
+
+    *   gpu_0_data_0: input "gpu_0/data_0", 1 x 3 x 224 x 224 f32, dense row-major
+
+The caller allocates the workspace, 64-byte aligned, and may reuse it between
+calls but not share it between threads running at once.
 
 A module with parallel loops calls libgomp, so the library links ``-lgomp``
 (an object file needs it at link time), and the header declares the exported
@@ -67,18 +73,75 @@ def _identifier(name: str) -> str:
     return name
 
 
+#: Words a parameter may not be called: C's keywords, and the names the
+#: header itself uses (the workspace parameter, the types of <stdint.h>).
+_RESERVED = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if "
+    "inline int long register restrict return short signed sizeof static struct switch typedef "
+    "union unsigned void volatile while _Bool _Complex _Imaginary _Alignas _Alignof _Atomic "
+    "_Generic _Noreturn _Static_assert _Thread_local bool true false workspace "
+    "int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t".split()
+)
+
+
+def c_parameter_name(name: str, taken: set[str]) -> str:
+    """A valid C identifier for an argument called ``name`` (a source name such
+    as an ONNX input's ``gpu_0/data_0``): other characters become ``_``, a
+    leading digit or a reserved word gets a ``_`` added, and a name already
+    ``taken`` a ``_1``, ``_2``... suffix."""
+    ident = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    if ident[:1].isdigit():
+        ident = "_" + ident
+    if ident in _RESERVED:
+        ident += "_"
+    base, n = ident, 1
+    while ident in taken:
+        ident, n = f"{base}_{n}", n + 1
+    return ident
+
+
+def c_comment_text(name: str) -> str:
+    """``name`` as a C string literal (octal escapes for bytes outside
+    printable ASCII), safe inside a ``/* */`` comment: ``*/`` and ``/*`` are
+    broken up by a backslash."""
+    out = []
+    for ch in name:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif " " <= ch <= "~":
+            out.append(ch)
+        else:
+            out.extend(f"\\{b:03o}" for b in ch.encode("utf-8"))
+    return '"' + "".join(out).replace("*/", "*\\/").replace("/*", "/\\*") + '"'
+
+
 def _declaration(info: DriverInfo) -> str:
     name = _identifier(info.name)
     lines = [f"/* @{name}: {len(info.input_types)} input(s), {len(info.output_types)} output(s)."]
     params: list[str] = []
     kinds = [("input", t, n, "const ") for t, n in zip(info.input_types, info.input_names)]
     kinds += [("output", t, n, "") for t, n in zip(info.output_types, info.output_names)]
+    # Names that are C identifiers already keep them; the others are made
+    # from their names, distinct from those.
+    wanted = [n or f"{kind}{i}" for i, (kind, _, n, _) in enumerate(kinds)]
+    pnames: list[str | None] = [None] * len(kinds)
+    taken: set[str] = set()
+    for i, want in enumerate(wanted):
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", want) and want not in _RESERVED | taken:
+            pnames[i] = want
+            taken.add(want)
+    for i, want in enumerate(wanted):
+        if pnames[i] is None:
+            pnames[i] = c_parameter_name(want, taken)
+            taken.add(pnames[i])
     for i, (kind, t, n, qual) in enumerate(kinds):
         ctype = _C_TYPES[numpy_dtype(t.element_type).name]
-        pname = n if n and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n) else f"{kind}{i}"
+        pname = pnames[i]
         params.append(f"{qual}{ctype} *{pname}")
         shape = " x ".join(map(str, t.get_shape())) or "scalar"
-        lines.append(f" *   {pname}: {kind}, {shape} {type_str(t.element_type)}, dense row-major")
+        # The model's own name, when the C name differs from it (an ONNX name).
+        source = f" {c_comment_text(n)}" if n and n != pname else ""
+        lines.append(f" *   {pname}: {kind}{source}, {shape} {type_str(t.element_type)}, dense row-major")
     params.append("void *workspace")
     macro = f"{name.upper()}_WORKSPACE_BYTES"
     lines.append(f" *   workspace: {macro} bytes, 64-byte aligned, owned by the caller */")

@@ -20,12 +20,18 @@ independent.  Results do not depend on it (no reduction is split).
 
 A :class:`CompiledFunction` is called with the driver's inputs -- by
 position, by name (``f(x=a)``; an unnamed argument is ``arg<i>``), or as an
-onnxruntime-style feed ``f.run(None, {"x": a})`` -- as numpy arrays of exactly the declared shape and dtype (``i1`` <-> ``bool``,
-one byte per element); it checks them (raising :class:`ArgumentError`, a
-``ValueError``), makes them C-contiguous, allocates fresh outputs for every
-call and reuses one 64-byte-aligned workspace per thread (so calls from
-several threads are safe), calls the native code through ctypes (which releases the GIL) and
-returns the single output array, or a tuple of them.
+onnxruntime-style feed ``f.run(None, {"x": a})`` -- as numpy arrays of
+exactly the declared shape and dtype (``i1`` <-> ``bool``, one byte per
+element).  The names are those ``#loop.abi`` records: the source names of the
+function's interface (an ONNX model's input and output names exactly as its
+file writes them, ``gpu_0/data_0`` included), else the SSA names;
+``get_inputs()`` and ``get_outputs()`` describe them as onnxruntime's
+``NodeArg`` does (``name``, ``shape``, ``type``).  A call checks the inputs
+(raising :class:`ArgumentError`, a ``ValueError``), makes them C-contiguous,
+allocates fresh outputs for every call and reuses one 64-byte-aligned
+workspace per thread (so calls from several threads are safe), calls the
+native code through ctypes (which releases the GIL) and returns the single
+output array, or a tuple of them.
 
 Native ABI: ``void fn(in0, ..., inN, out0, ..., outM, workspace, hidden0,
 ...)``, every argument a pointer to dense row-major data; the hidden
@@ -40,7 +46,6 @@ import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from difflib import get_close_matches
 from typing import TYPE_CHECKING
 from math import prod
 
@@ -48,6 +53,7 @@ import numpy as np
 from xdsl.dialects import llvm
 from xdsl.dialects.builtin import MemRefType, ModuleOp
 
+from graphopt.dialects.graph.names import describe_argument, known_names, name_list
 from graphopt.dialects.loop import module_target
 from graphopt.lowering.to_llvm import emit_llvm_ir, lower_loop_to_llvm
 from graphopt.lowering.to_llvm.memref import BOUNDS_FLAG
@@ -66,6 +72,7 @@ __all__ = [
     "BoundsError",
     "CompiledFunction",
     "CompiledModule",
+    "NodeArg",
     "aligned_empty",
     "check_num_threads",
     "default_num_threads",
@@ -118,14 +125,41 @@ class ArgSpec:
 
     @property
     def key(self) -> str:
-        """The name to pass or fetch it by: its SSA name, else ``arg<i>`` / ``out<i>``."""
+        """The name to pass or fetch it by: its source name (an ONNX model's
+        input or output name), else its SSA name, else ``arg<i>`` / ``out<i>``."""
         return self.name or f"{self.role}{self.index}"
 
     def describe(self) -> str:
-        return f"argument {self.index}" + (f" (%{self.name})" if self.name else "")
+        return describe_argument(self.index, self.name)
 
     def signature(self) -> str:
         return f"{self.shape} {self.dtype}"
+
+    def node_arg(self) -> NodeArg:
+        return NodeArg(self.key, list(self.shape), onnx_type_name(self.dtype))
+
+
+_ONNX_TYPE_NAMES = {"float32": "float", "float64": "double", "bool": "bool"}
+
+
+def onnx_type_name(dtype: np.dtype) -> str:
+    """onnxruntime's name of a tensor type: ``tensor(float)``, ``tensor(int64)``..."""
+    name = np.dtype(dtype).name
+    return f"tensor({_ONNX_TYPE_NAMES.get(name, name)})"
+
+
+@dataclass(frozen=True)
+class NodeArg:
+    """One input or output as onnxruntime's ``NodeArg`` describes it:
+    ``name`` (what ``run`` takes), ``shape`` (a list of ints) and ``type``
+    (``'tensor(float)'``, ``'tensor(int64)'``...)."""
+
+    name: str
+    shape: list[int]
+    type: str
+
+    def __repr__(self) -> str:
+        return f"NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape!r})"
 
 
 class CompiledFunction:
@@ -164,6 +198,28 @@ class CompiledFunction:
     def output_names(self) -> list[str]:
         return [s.key for s in self.outputs]
 
+    def get_inputs(self) -> list[NodeArg]:
+        """The inputs as onnxruntime's ``InferenceSession.get_inputs()``."""
+        return [s.node_arg() for s in self.inputs]
+
+    def get_outputs(self) -> list[NodeArg]:
+        """The outputs as onnxruntime's ``InferenceSession.get_outputs()``."""
+        return [s.node_arg() for s in self.outputs]
+
+    def _lookup(self, specs: Sequence[ArgSpec], key: str, kind: str) -> ArgSpec:
+        """The input or output called ``key``; one clear error otherwise."""
+        found = [s for s in specs if s.key == key]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            where = " and ".join(str(s.index) for s in found)
+            raise ArgumentError(
+                f"{self.name}: {kind}s {where} are both called '{key}'; "
+                + ("pass them by position" if kind == "input" else "fetch all outputs (None)")
+            )
+        known = list(dict.fromkeys(s.key for s in specs))
+        raise ArgumentError(f"{self.name}: no {kind} named '{key}'{known_names(key, known)}")
+
     def bind(self, args: Sequence[object], kwargs: Mapping[str, object]) -> list[object]:
         """Positional then named inputs, in the driver's order, as Python binds
         a call: every input exactly once, names from :attr:`input_names`."""
@@ -174,17 +230,14 @@ class CompiledFunction:
                 f"{self.name}: expected {len(self.inputs)} input(s), got {len(args)} by position"
             )
         bound: list[object] = list(args) + [_MISSING] * (len(self.inputs) - len(args))
-        by_key = {s.key: s for s in self.inputs}
         for key, value in kwargs.items():
-            spec = by_key.get(key)
-            if spec is None:
-                raise ArgumentError(f"{self.name}: no input named '{key}'{_suggest(key, by_key)}")
+            spec = self._lookup(self.inputs, key, "input")
             if bound[spec.index] is not _MISSING:
                 raise ArgumentError(f"{self.name}: input '{key}' is given by position and by name")
             bound[spec.index] = value
         missing = [s.key for s in self.inputs if bound[s.index] is _MISSING]
         if missing:
-            raise ArgumentError(f"{self.name}: missing input(s): {', '.join(missing)}")
+            raise ArgumentError(f"{self.name}: missing input(s): {name_list(missing)}")
         return bound
 
     def check_inputs(self, args: Sequence[object]) -> list[np.ndarray]:
@@ -247,16 +300,17 @@ class CompiledFunction:
                 f"{self.name}: run() takes the inputs as a dict by name "
                 f"({', '.join(self.input_names)}), not {type(input_feed).__name__}"
             )
+        if output_names is not None:
+            if isinstance(output_names, str):
+                raise ArgumentError(
+                    f"{self.name}: run() takes the output names as a list "
+                    f"(or None for all), not the str '{output_names}'"
+                )
+            picks = [self._lookup(self.outputs, key, "output").index for key in output_names]
         outs = self._run(self.bind((), dict(input_feed)))
         if output_names is None:
             return outs
-        by_key = {s.key: s.index for s in self.outputs}
-        picked: list[np.ndarray] = []
-        for key in output_names:
-            if key not in by_key:
-                raise ArgumentError(f"{self.name}: no output named '{key}'{_suggest(key, by_key)}")
-            picked.append(outs[by_key[key]])
-        return picked
+        return [outs[i] for i in picks]
 
     def _run(self, args: Sequence[object]) -> list[np.ndarray]:
         ins = self.check_inputs(args)
@@ -279,19 +333,14 @@ class CompiledFunction:
 _MISSING = object()
 
 
-def _suggest(key: str, known: Mapping[str, object]) -> str:
-    close = get_close_matches(key, list(known), n=1)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
-    return f" (it has {', '.join(known) or 'none'}){hint}"
-
-
 class BoundsError(RuntimeError):
     """Bounds-checked code found an index outside its memref."""
 
 
 class CompiledModule:
-    """Compiled drivers by name: ``mod["main"]`` or ``mod.main``; ``mod.run``
-    calls the only one, onnxruntime-style."""
+    """Compiled drivers by name: ``mod["main"]`` or ``mod.main``; ``mod.run``,
+    ``mod.get_inputs`` and ``mod.get_outputs`` are those of the only one (or of
+    ``main``), onnxruntime-style."""
 
     source: CompileSource | None
     """What ``graphopt.compile`` was given (kind and name), if it built this."""
@@ -324,13 +373,17 @@ class CompiledModule:
             self._threads_global.value = value
 
     def function(self, entry: str | None = None) -> CompiledFunction:
-        """The function ``entry``, or the only one when ``entry`` is ``None``."""
+        """The function ``entry``; when ``entry`` is ``None``, the only one,
+        or ``main`` among several (an imported ONNX model's function, also
+        when a pass added others such as ``main_grad``)."""
         if entry is not None:
             return self[entry]
-        if len(self._functions) != 1:
-            names = ", ".join(self._functions) or "none"
-            raise ArgumentError(f"the module has {len(self._functions)} functions ({names}); name one")
-        return next(iter(self._functions.values()))
+        if len(self._functions) == 1:
+            return next(iter(self._functions.values()))
+        if "main" in self._functions:
+            return self._functions["main"]
+        names = ", ".join(self._functions) or "none"
+        raise ArgumentError(f"the module has {len(self._functions)} functions ({names}); name one")
 
     def run(
         self,
@@ -339,8 +392,19 @@ class CompiledModule:
         *,
         entry: str | None = None,
     ) -> list[np.ndarray]:
-        """``function(entry).run(output_names, input_feed)``."""
+        """``function(entry).run(output_names, input_feed)``, as onnxruntime's
+        ``InferenceSession.run``: inputs by name (an ONNX model's input names
+        as its file writes them), the outputs named in ``output_names`` (all
+        of them for ``None``) as a list."""
         return self.function(entry).run(output_names, input_feed)
+
+    def get_inputs(self, entry: str | None = None) -> list[NodeArg]:
+        """``function(entry).get_inputs()``: onnxruntime's ``get_inputs()``."""
+        return self.function(entry).get_inputs()
+
+    def get_outputs(self, entry: str | None = None) -> list[NodeArg]:
+        """``function(entry).get_outputs()``: onnxruntime's ``get_outputs()``."""
+        return self.function(entry).get_outputs()
 
     @property
     def optimized_llvm_ir(self) -> str:

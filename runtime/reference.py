@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, Block, SSAValue
 from graphopt.dialects.fused import GroupOp, YieldOp
 from graphopt.errors import ArgumentError
 from graphopt.dialects.graph import GraphOp, numpy_dtype
+from graphopt.dialects.graph.names import describe_argument, input_names
 
 
 class InputError(ArgumentError):
@@ -40,10 +41,8 @@ def check_inputs(
         shape = tuple(ty.get_shape())
         dtype = numpy_dtype(ty.element_type)
         if array.shape != shape or array.dtype != dtype:
-            name = f" (%{arg_names[i]})" if arg_names and arg_names[i] else ""
-            raise InputError(
-                f"@{fn_name}: argument {i}{name}: expected {shape} {dtype}, got {describe(array)}"
-            )
+            what = describe_argument(i, arg_names[i] if arg_names else None)
+            raise InputError(f"@{fn_name}: {what}: expected {shape} {dtype}, got {describe(array)}")
         checked.append(np.asarray(array, order="C"))
     return checked
 
@@ -65,7 +64,9 @@ def find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
 
 
 def arg_names(fn: func.FuncOp) -> list[str]:
-    return [a.name_hint or "" for a in fn.body.block.args]
+    """The name of each argument: its source name (``graph.name``), else its
+    SSA name, else ``""``."""
+    return [n or "" for n in input_names(fn)]
 
 
 class ReferenceInterpreter:

@@ -1,7 +1,14 @@
 """``graph-run``: compile a graph-level ``.mlir`` file and run it on numpy data.
 
     graph-run FILE [--entry NAME] [--inputs in.npz | --random-inputs --seed N]
-              [--output out.npz] [--check] [--bench N] [-O LEVEL] [-p PIPELINE]
+              [--input NAME=FILE ...] [--output out.npz] [--check] [--bench N]
+              [-O LEVEL] [-p PIPELINE]
+
+Inputs are taken by name: an ``.npz`` keyed by input name (or ``arg0``,
+``arg1``...), ``--input NAME=FILE`` for one input; the name of an input of an
+``.onnx`` model (or of a ``.mlir`` that ``graph-import`` wrote) is its ONNX
+name exactly as written in the file (``gpu_0/data_0``), else it is the SSA
+name.
 
 It prints a one-line summary of each output.  ``--check`` compares with the
 reference interpreter with tolerances that fit the data (see
@@ -20,6 +27,8 @@ succeeds.
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import statistics
 import sys
 import time
@@ -33,6 +42,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from graphopt import __version__
 from graphopt.diagnostics import LocatedParser, UserError, decode_source, run_tool, verify_located
+from graphopt.dialects import graph
 from graphopt.dialects.graph import numpy_dtype
 from graphopt.lowering.kernel_emitter import LoweringError
 from graphopt.plugins import available_passes, project_context
@@ -101,9 +111,32 @@ def _read_array(data: np.lib.npyio.NpzFile, key: str, path: str) -> np.ndarray:
     return array
 
 
+def input_keys(fn: func.FuncOp) -> list[list[str]]:
+    """The names each argument may be given by, in order: its name (its source
+    name -- an ONNX input's name as the file writes it -- else its SSA name),
+    then ``arg<i>`` unless another argument is called that."""
+    names = graph.input_names(fn)
+    taken = {n for n in names if n}
+    return [
+        [k for k in (n, f"arg{i}") if k and (k == n or k not in taken)]
+        for i, n in enumerate(names)
+    ]
+
+
+def find_input(fn: func.FuncOp, key: str) -> int | None:
+    """The index of the argument ``key`` names (see :func:`input_keys`)."""
+    keys = input_keys(fn)
+    for rank in (0, 1):  # names first, then arg<i>
+        for i, ks in enumerate(keys):
+            if len(ks) > rank and ks[rank] == key:
+                return i
+    return None
+
+
 def load_inputs(path: str, fn: func.FuncOp) -> list[np.ndarray]:
-    """Inputs from an ``.npz`` (keyed by argument name, or ``arg0``, ``arg1``...),
-    or from an ``.npy`` when the function takes one argument."""
+    """Inputs from an ``.npz`` (keyed by argument name -- an ONNX model's input
+    names as its file writes them -- or ``arg0``, ``arg1``...), or from an
+    ``.npy`` when the function takes one argument."""
     try:
         data = np.load(path, allow_pickle=False)
     except FileNotFoundError:
@@ -130,16 +163,70 @@ def load_inputs(path: str, fn: func.FuncOp) -> list[np.ndarray]:
         raise UserError(f"cannot read inputs from '{path}': not an .npz or .npy file")
     with data:
         arrays: list[np.ndarray] = []
-        for i, arg in enumerate(args):
-            keys = [k for k in (arg.name_hint, f"arg{i}") if k]
+        for i, keys in enumerate(input_keys(fn)):
             found = next((k for k in keys if k in data.files), None)
             if found is None:
+                close = difflib.get_close_matches(keys[0], data.files, n=1)
+                hint = f"; did you mean '{close[0]}'?" if close and close[0] not in keys else ""
                 raise UserError(
-                    f"'{path}' has no array for argument {i} (tried {', '.join(keys)}; "
-                    f"it holds {', '.join(data.files) or 'nothing'})"
+                    f"'{path}' has no array for argument {i} (tried {graph.name_list(keys)}; "
+                    f"it holds {graph.name_list(data.files) or 'nothing'}){hint}"
                 )
             arrays.append(_read_array(data, found, path))
     return arrays
+
+
+def load_array(path: str, what: str) -> np.ndarray:
+    """One array from an ``.npy`` file, or from a TensorProto ``.pb`` (ONNX's
+    ``input_N.pb``)."""
+    if path.lower().endswith(".pb"):
+        from graphopt.frontends.onnx.testdata import read_tensor
+
+        if not os.path.isfile(path):
+            raise UserError(f"{what}: cannot open '{path}': no such file")
+        return read_tensor(path)
+    try:
+        data = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise UserError(f"{what}: cannot open '{path}': no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{what}: cannot open '{path}': it is a directory") from None
+    except Exception as err:  # noqa: BLE001 - not an npy
+        raise UserError(f"{what}: cannot read '{path}': {err}") from None
+    if not isinstance(data, np.ndarray):
+        data.close()
+        raise UserError(f"{what}: '{path}' is not an .npy file (one array) or a TensorProto .pb")
+    if data.dtype.kind not in "biuf":
+        raise UserError(f"{what}: '{path}' has dtype {data.dtype}, not a number type")
+    return data
+
+
+def named_inputs(specs: Sequence[str], fn: func.FuncOp) -> dict[int, np.ndarray]:
+    """``--input NAME=FILE`` arrays by argument index.  ``NAME`` is an input's
+    name (an ONNX name may hold ``/``, ``:`` or ``=``: the split is at the
+    first ``=`` whose left side names an input) or ``arg<i>``."""
+    given: dict[int, np.ndarray] = {}
+    where = f"@{fn.sym_name.data}"
+    for spec in specs:
+        cuts = [i for i, ch in enumerate(spec) if ch == "="]
+        found = next(
+            ((c, index) for c in cuts if (index := find_input(fn, spec[:c])) is not None), None
+        )
+        if not cuts or (found is not None and found[0] == len(spec) - 1):
+            hint = "; an .npz or a test_data_set directory of all inputs is --inputs" if not cuts else ""
+            raise UserError(
+                f"invalid --input '{spec}': expected NAME=FILE (an .npy file or a TensorProto .pb){hint}"
+            )
+        if found is None:
+            name = spec[: cuts[0]]
+            known = [keys[0] for keys in input_keys(fn)]
+            raise UserError(f"--input '{spec}': {where} has no input named '{name}'{graph.known_names(name, known)}")
+        cut, index = found
+        name, path = spec[:cut], spec[cut + 1 :]
+        if index in given:
+            raise UserError(f"--input '{spec}': input '{name}' of {where} is given twice")
+        given[index] = load_array(path, f"--input '{name}'")
+    return given
 
 
 # -- output and timing -----------------------------------------------------------
@@ -213,10 +300,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0xD1x...",
                    help="an .onnx input's shape, for its dynamic dimensions; repeatable")
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--inputs", metavar="NPZ|DIR", help="inputs (.npz by argument name or "
-                     "arg0, arg1, ...; or .npy for a one-argument function; for .onnx also "
-                     "a test_data_set directory of input_N.pb, compared with its output_N.pb)")
-    src.add_argument("--random-inputs", action="store_true", help="random inputs (default)")
+    src.add_argument("--inputs", metavar="NPZ|DIR", help="inputs (.npz by input name -- an .onnx "
+                     "model's ONNX names -- or arg0, arg1, ...; or .npy for a one-argument "
+                     "function; for .onnx also a test_data_set directory of input_N.pb, "
+                     "compared with its output_N.pb)")
+    src.add_argument("--random-inputs", action="store_true", help="random inputs (default; with "
+                     "--input, for the inputs it does not give)")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE",
+                   help="one input by name (an .onnx model's input name as written in the file) "
+                   "from an .npy file or a TensorProto .pb; repeatable; overrides --inputs")
     p.add_argument("--seed", type=_non_negative, default=0, help="seed for --random-inputs")
     p.add_argument("--output", metavar="NPZ", help="save the outputs as out0, out1, ... in "
                    "exactly this file (written only if the run succeeds)")
@@ -348,12 +440,26 @@ def run(argv: Sequence[str] | None) -> int:
     except LoweringError as err:
         raise UserError(str(err)) from None
     expected_files = None
-    if args.inputs and is_onnx_path(args.file):  # .npz by ONNX names, or test_data_set_N/
+    given = named_inputs(args.input, fn)
+    if args.inputs and is_onnx_path(args.file) and os.path.isdir(args.inputs):  # test_data_set_N/
         from graphopt.frontends.onnx.testdata import load_onnx_inputs
 
-        inputs, expected_files = load_onnx_inputs(args.inputs, args.file, fn)
+        inputs, expected_files = load_onnx_inputs(args.inputs, fn)
+    elif args.inputs:
+        inputs = load_inputs(args.inputs, fn)
+    elif given and not args.random_inputs:
+        keys = input_keys(fn)
+        missing = [keys[i][0] for i in range(len(keys)) if i not in given]
+        if missing:
+            raise UserError(
+                f"@{name}: no array for input(s) {graph.name_list(missing)}: give each with --input "
+                "NAME=FILE, or add --inputs FILE or --random-inputs for the rest"
+            )
+        inputs = [given[i] for i in range(len(keys))]
     else:
-        inputs = load_inputs(args.inputs, fn) if args.inputs else random_inputs(fn, args.seed)
+        inputs = random_inputs(fn, args.seed)
+    for index, array in given.items():
+        inputs[index] = array
     # The reference runs the function as written when it exists there, so
     # --check also checks the -p passes; otherwise the function they made.
     in_original = any(

@@ -14,7 +14,9 @@ families:
   ``window_grad`` (their backward ops), ``blocked`` (the NCHWc layout);
 * ``properties``: reading and building op properties one way;
 * ``dominance`` and ``module_verify``: module-level checks per-op verifiers
-  cannot make.
+  cannot make;
+* ``names``: the source names of a function's inputs and outputs
+  (``graph.name`` argument and result attributes).
 
     %c = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
     %y = graph.relu %x : tensor<8x16xf32>
@@ -76,6 +78,21 @@ from .properties import (
     PropertyValue,
 )
 from .dominance import ModuleVerifyError, verify_dominance
+from .names import (
+    NAME_ATTR,
+    arg_source_names,
+    result_source_names,
+    set_arg_source_names,
+    set_result_source_names,
+    input_names,
+    output_names,
+    unique_name,
+    text_of,
+    describe_argument,
+    name_list,
+    known_names,
+    check_interface_names,
+)
 from .module_verify import verify_graph_module
 from .constant import (
     ConstantOp,

@@ -6,7 +6,10 @@
 * a ``func.func`` without a body is a declaration, which must be private
   (as MLIR requires): a public one would be an entry point with no code;
 * every dimension of a function signature fits in int64, as the per-op
-  verifiers check for the values the ops use.
+  verifiers check for the values the ops use;
+* the source names of a function's arguments and results (``graph.name``,
+  see ``names``) are non-empty strings, distinct among the arguments and
+  among the results.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from graphopt.dialects.graph.base import check_dims_fit_i64
 from graphopt.dialects.graph.dominance import ModuleVerifyError, verify_dominance
+from graphopt.dialects.graph.names import check_interface_names
 
 
 def _check_function(fn: func.FuncOp) -> None:
@@ -37,6 +41,10 @@ def _check_function(fn: func.FuncOp) -> None:
                 check_dims_fit_i64(f"{name}: {kind} #{index}", t)
             except VerifyException as err:
                 raise ModuleVerifyError(fn, str(err)) from None
+    try:
+        check_interface_names(fn)
+    except VerifyException as err:
+        raise ModuleVerifyError(fn, str(err)) from None
 
 
 def verify_graph_module(root: Operation) -> None:

@@ -8,6 +8,10 @@ until an op needs them as a graph value, where they become one dense or
 splat ``graph.constant`` named after the initializer.  Every op built for a
 node gets the location ``loc("<node name>")`` and its results the node's
 output names as SSA name hints, so a later diagnostic names the ONNX node.
+SSA name hints are sanitised (:func:`name_hint`), but the function's inputs
+and outputs keep their ONNX names exactly as written, as ``graph.name``
+argument and result attributes (``graphopt.dialects.graph.names``): the
+compiled model is fed and read by those names, as onnxruntime's session is.
 """
 
 from __future__ import annotations
@@ -374,6 +378,9 @@ class Importer:
             if isinstance(fn, func.FuncOp):
                 for arg, inp in zip(fn.body.block.args, real_inputs):
                     arg.name_hint = name_hint(inp.name)
+                # The interface keeps the ONNX names exactly as written.
+                graph.set_arg_source_names(fn, [inp.name for inp in real_inputs])
+                graph.set_result_source_names(fn, [out.name for out in g.output])
         return module
 
     def _check_old_opset(self) -> None:

@@ -50,17 +50,25 @@ def imported(name: str):
     return import_model(model_path(name))
 
 
-def compiled(module, name: str, level: int):
+def compiled(module, name: str, level: int) -> graphopt.CompiledModule:
     llvm = 3 if name in LLVM_OPTIMIZED else 0
-    return graphopt.compile(module, opt_level=level, llvm_opt_level=llvm)["main"]
+    return graphopt.compile(module, opt_level=level, llvm_opt_level=llvm)
 
 
 @pytest.mark.parametrize("level", [0, 2])
 @pytest.mark.parametrize("name", NAMES)
 def test_light_model_matches_reference_output(name: str, level: int):
+    """Fed and read as onnxruntime's session is: by the ONNX names
+    (``gpu_0/data_0`` for resnet50, shufflenet and zfnet512)."""
     model = onnx.load(model_path(name))
-    (x,) = [runner_input(vi) for vi in graph_inputs(model)]
-    got = compiled(imported(name), name, level)(x)
+    (vi,) = graph_inputs(model)
+    (out,) = model.graph.output
+    cm = compiled(imported(name), name, level)
+    shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+    assert [(i.name, i.shape, i.type) for i in cm.get_inputs()] == [(vi.name, shape, "tensor(float)")]
+    assert [o.name for o in cm.get_outputs()] == [out.name]
+    (got,) = cm.run([out.name], {vi.name: runner_input(vi)})
+    assert cm.get_outputs()[0].shape == list(got.shape)
     rtol, atol = tolerance(name)
     np.testing.assert_allclose(got, reference_output(name), rtol=rtol, atol=atol)
 
@@ -69,11 +77,11 @@ def test_light_model_matches_reference_output(name: str, level: int):
     "name", [pytest.param(n, marks=slow) if n in SLOW_REFERENCE else n for n in NAMES]
 )
 def test_light_model_random_weights(name: str):
-    model, _ = with_logits_output(with_random_weights(onnx.load(model_path(name)), seed=7))
+    model, logits = with_logits_output(with_random_weights(onnx.load(model_path(name)), seed=7))
     (vi,) = graph_inputs(model)
     x = np.random.default_rng(1).standard_normal([d.dim_value for d in vi.type.tensor_type.shape.dim])
     x = x.astype(np.float32)
     want = reference_evaluator(model).run(None, {vi.name: x})[0]
-    got = compiled(import_model(model), name, 2)(x)
+    (got,) = compiled(import_model(model), name, 2).run([logits], {vi.name: x})
     assert np.std(want) > 1e-3 * np.abs(want).max()  # not uniform
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * float(np.abs(want).max()))

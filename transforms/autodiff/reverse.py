@@ -8,6 +8,13 @@ recomputes ``fn``'s forward graph and appends its backward graph:
   scalar loss needs no head gradient;
 * results: ``fn``'s results, then the gradient of each ``wrt`` argument.
 
+``fn``'s arguments and results keep their source names (``graph.name``, an
+ONNX model's input and output names); where ``fn`` has one, the gradient
+function derives the new ones from it, as onnxruntime's training graphs do:
+the head gradient of output ``y`` is ``y_grad``, and so is the gradient
+result of argument ``y`` (made distinct with a ``_1``... suffix if ``fn``
+already uses the name).
+
 The walk visits the ops in reverse order (a valid reverse topological order of
 an SSA block) and only inside the cone between the outputs and ``wrt``: a
 value gets gradient contributions only if it depends on a ``wrt`` argument
@@ -30,6 +37,7 @@ from xdsl.dialects.builtin import FunctionType
 from xdsl.ir import Operation, SSAValue
 
 from graphopt.diagnostics import attach_location, location_of
+from graphopt.dialects import graph
 from graphopt.transforms.autodiff.rules import (
     GradContext,
     GradientError,
@@ -45,8 +53,8 @@ def _describe_value(v: SSAValue, index: int) -> str:
 
 
 def resolve_wrt(fn: func.FuncOp, wrt: Sequence[int | str] | None) -> list[int]:
-    """Argument indices for ``wrt`` (indices or SSA name hints); default: every
-    float argument."""
+    """Argument indices for ``wrt`` (indices, source names -- ``graph.name``
+    -- or SSA name hints); default: every float argument."""
     args = fn.body.block.args
     fname = fn.sym_name.data
     if not wrt:
@@ -63,7 +71,9 @@ def resolve_wrt(fn: func.FuncOp, wrt: Sequence[int | str] | None) -> list[int]:
                 )
             index = key
         else:
-            matches = [i for i, a in enumerate(args) if a.name_hint == key]
+            sources = graph.arg_source_names(fn)
+            matches = [i for i, n in enumerate(sources) if n == key]
+            matches += [i for i, a in enumerate(args) if a.name_hint == key]
             if not matches:
                 names = ", ".join(_describe_value(a, i) for i, a in enumerate(args))
                 raise GradientError(
@@ -186,4 +196,20 @@ def differentiate(
     grad_fn.function_type = FunctionType.from_lists(
         [a.type for a in block.args], [v.type for v in new_ret.operands]
     )
+    arg_names = graph.arg_source_names(fn)
+    result_names = graph.result_source_names(fn)
+    if seed == "head":
+        for k, y in enumerate(outputs):
+            if is_float(y):
+                arg_names.append(_derived(result_names[k], "_grad", arg_names))
+    result_names += [_derived(graph.arg_source_names(fn)[i], "_grad", result_names) for i in wrt]
+    graph.set_arg_source_names(grad_fn, arg_names)
+    graph.set_result_source_names(grad_fn, result_names)
     return grad_fn
+
+
+def _derived(name: str | None, suffix: str, taken: Sequence[str | None]) -> str | None:
+    """``name + suffix``, made distinct from ``taken``; none without ``name``."""
+    if name is None:
+        return None
+    return graph.unique_name(name + suffix, (n for n in taken if n is not None))

@@ -2,7 +2,8 @@
 
 ``training_step(fn, params, lr)`` builds ``@<fn>_train(args...) -> (loss,
 new_params...)`` where ``fn`` returns a single float loss with one element
-and ``new_p = p - lr * dloss/dp`` for every parameter argument.  Compiled, it
+and ``new_p = p - lr * dloss/dp`` for every parameter argument (named
+``<p>_new`` where the parameter has a source name, ``graph.name``).  Compiled, it
 is one native function: the whole step, no Python in between.
 """
 
@@ -14,6 +15,7 @@ from math import prod
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType
 
+from graphopt.dialects import graph
 from graphopt.transforms.autodiff.reverse import differentiate
 from graphopt.transforms.autodiff.rules import GradContext, GradientError, is_float, shape_of
 
@@ -50,4 +52,13 @@ def training_step(
     step.function_type = FunctionType.from_lists(
         [a.type for a in block.args], [v.type for v in new_ret.operands]
     )
+    # The loss keeps its source name; a parameter with one names its new value.
+    arg_names = graph.arg_source_names(fn)
+    result_names = graph.result_source_names(fn)
+    for index in params:
+        new = f"{arg_names[index]}_new" if arg_names[index] is not None else None
+        result_names.append(
+            graph.unique_name(new, (n for n in result_names if n is not None)) if new else None
+        )
+    graph.set_result_source_names(step, result_names)
     return step

@@ -36,7 +36,7 @@
 // RUN: not graph-import %t/dynamic.onnx 2>&1 | filecheck %s --check-prefix=DYNAMIC
 // DYNAMIC: graph-import: error: {{.*}}dynamic.onnx: input 'input' has a dynamic dimension 'batch' on axis 0; set it with --input-shape input=D0xD1x...
 // RUN: graph-import %t/dynamic.onnx --input-shape input=1x3x9x9 | filecheck %s --check-prefix=SHAPED
-// SHAPED: func.func @main(%input: tensor<1x3x9x9xf32>) -> tensor<1x10xf32>
+// SHAPED: func.func @main(%input: tensor<1x3x9x9xf32> {graph.name = "input"}) -> (tensor<1x10xf32> {graph.name = "logits"})
 // RUN: not graph-import %t/dynamic.onnx --input-shape input=1x3x9 2>&1 | filecheck %s --check-prefix=RANK
 // RANK: graph-import: error: {{.*}}--input-shape input=1x3x9 has rank 3, the input has rank 4
 // RUN: not graph-import %t/dynamic.onnx --input-shape nope=1 2>&1 | filecheck %s --check-prefix=NAME
@@ -45,7 +45,7 @@
 // SPEC: graph-import: error: invalid --input-shape 'input=axb': expected NAME=D0xD1x...
 // graph-opt and graph-run take the same option.
 // RUN: graph-opt %t/dynamic.onnx --input-shape input=1x3x9x9 | filecheck %s --check-prefix=OPT-SHAPED
-// OPT-SHAPED: func.func @main(%input: tensor<1x3x9x9xf32>) -> tensor<1x10xf32>
+// OPT-SHAPED: func.func @main(%input: tensor<1x3x9x9xf32> {graph.name = "input"}) -> (tensor<1x10xf32> {graph.name = "logits"})
 // RUN: not graph-opt %t/dynamic.onnx 2>&1 | filecheck %s --check-prefix=OPT-DYNAMIC
 // OPT-DYNAMIC: error: {{.*}}input 'input' has a dynamic dimension 'batch' on axis 0; set it with --input-shape
 // RUN: graph-run %t/dynamic.onnx --input-shape input=1x3x9x9 --check | filecheck %s --check-prefix=RUN-SHAPED

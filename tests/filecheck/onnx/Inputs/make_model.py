@@ -45,6 +45,44 @@ def unsupported_model() -> onnx.ModelProto:
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
+#: Input names that are not SSA names: a colon, a leading digit, and two
+#: names that sanitise to the same one.
+ESCAPED_INPUTS = ["input:0", "1x", "a/b", "a_b"]
+
+
+def names_model() -> onnx.ModelProto:
+    """out.0 = (input:0 + 1x) * a/b - a_b, out/1 = relu(a/b): inputs and
+    outputs whose ONNX names need escaping, as exporters write them."""
+    nodes = [
+        helper.make_node("Add", ["input:0", "1x"], ["s"], name="add"),
+        helper.make_node("Mul", ["s", "a/b"], ["m"], name="mul"),
+        helper.make_node("Sub", ["m", "a_b"], ["out.0"], name="sub"),
+        helper.make_node("Relu", ["a/b"], ["out/1"], name="relu"),
+    ]
+    g = helper.make_graph(
+        nodes, "names",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in ESCAPED_INPUTS],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in ["out.0", "out/1"]],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def write_names_inputs(out_dir: str) -> None:
+    """names.npz keyed by the ONNX names, and one .npy (and .pb) per input,
+    in_<i>.npy; a/b is all twos and a_b all ones, so out.0 = 2 * (input:0 + 1x) - 1."""
+    rng = np.random.default_rng(2)
+    arrays = {
+        "input:0": rng.standard_normal((2, 3)).astype(np.float32),
+        "1x": rng.standard_normal((2, 3)).astype(np.float32),
+        "a/b": np.full((2, 3), 2.0, np.float32),
+        "a_b": np.ones((2, 3), np.float32),
+    }
+    np.savez(os.path.join(out_dir, "names.npz"), **arrays)
+    for i, (name, a) in enumerate(arrays.items()):
+        np.save(os.path.join(out_dir, f"in_{i}.npy"), a)
+        onnx.save_tensor(numpy_helper.from_array(a, name), os.path.join(out_dir, f"in_{i}.pb"))
+
+
 def write_test_data(model: onnx.ModelProto, out_dir: str) -> None:
     """A test_data_set directory whose output is computed by onnx's reference."""
     from onnx.reference import ReferenceEvaluator
@@ -62,6 +100,9 @@ def main(kind: str, out: str) -> None:
         onnx.save(conv_model(), out)
     elif kind == "dynamic":
         onnx.save(conv_model(dynamic=True), out)
+    elif kind == "names":
+        onnx.save(names_model(), out)
+        write_names_inputs(os.path.dirname(out))
     elif kind == "unsupported":
         onnx.save(unsupported_model(), out)
     elif kind == "corrupt":
