@@ -13,7 +13,7 @@ The public API, importable from ``graphopt`` itself:
 * ``load_plugin`` / ``PluginRegistry`` -- extend the compiler;
 * one exception hierarchy: :class:`GraphOptError` (a ``ValueError``) with
   ``ParseError``, ``VerifyError``, ``PipelineError``, ``LoweringError``,
-  ``ArgumentError`` and ``PluginError``.
+  ``ArgumentError``, ``PluginError`` and ``OutputError``.
 
 The heavy parts are imported on first use, so ``import graphopt`` is fast.
 ``compile`` is not in ``__all__``: ``from graphopt import *`` leaves the
@@ -33,6 +33,7 @@ from graphopt.errors import (
     ArgumentError,
     GraphOptError,
     LoweringError,
+    OutputError,
     ParseError,
     PipelineError,
     PluginError,
@@ -106,6 +107,7 @@ __all__ = [
     "GraphBuilder",
     "GraphOptError",
     "LoweringError",
+    "OutputError",
     "ParseError",
     "PipelineError",
     "PluginError",

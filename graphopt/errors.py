@@ -13,7 +13,8 @@ bug in graph-opt.
     ├── PipelineError    an unknown level, pass or option, or a pass failed
     ├── LoweringError    the graph cannot be lowered to loops or LLVM
     ├── ArgumentError    a compiled function or API call got a bad argument
-    └── PluginError      a plugin failed to import, register or run
+    ├── PluginError      a plugin failed to import, register or run
+    └── OutputError      an output file or stdout cannot be written
 
 The module sits below every layer, so dialects, passes, lowering and runtime
 all raise these classes (or subclasses of them) directly.
@@ -92,10 +93,17 @@ class PluginError(GraphOptError):
     """A plugin failed to import, to register, or raised while it ran."""
 
 
+class OutputError(GraphOptError):
+    """An output cannot be written (no space, no permission, a read-only file
+    system, a directory as the target); no partial file is left and an
+    existing file is unchanged."""
+
+
 __all__ = [
     "ArgumentError",
     "GraphOptError",
     "LoweringError",
+    "OutputError",
     "ParseError",
     "PipelineError",
     "PluginError",

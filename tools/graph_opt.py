@@ -44,8 +44,8 @@ from graphopt.tools.cli import (
     pass_options,
     pass_summary,
     pipeline_text,
-    write_output,
 )
+from graphopt.output_files import write_output
 from graphopt.diagnostics import (
     Diagnostic,
     LocatedParser,

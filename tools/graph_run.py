@@ -35,6 +35,7 @@ from graphopt import __version__
 from graphopt.diagnostics import LocatedParser, UserError, decode_source, run_tool, verify_located
 from graphopt.dialects.graph import numpy_dtype
 from graphopt.lowering.kernel_emitter import LoweringError
+from graphopt.output_files import write_output
 from graphopt.plugins import available_passes, project_context
 from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function
 from graphopt.tools.cli import (
@@ -44,7 +45,6 @@ from graphopt.tools.cli import (
     Timing,
     add_debug_arguments,
     build_pipeline,
-    write_output,
 )
 from graphopt.tools.printing import printer_for
 from graphopt.tools.run_check import compare, computes_in_f32, float64_reference
