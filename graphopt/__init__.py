@@ -13,7 +13,7 @@ The public API, importable from ``graphopt`` itself:
 * ``load_plugin`` / ``PluginRegistry`` -- extend the compiler;
 * one exception hierarchy: :class:`GraphOptError` (a ``ValueError``) with
   ``ParseError``, ``VerifyError``, ``PipelineError``, ``LoweringError``,
-  ``ArgumentError``, ``PluginError`` and ``OutputError``.
+  ``ArgumentError``, ``PluginError``, ``SizeError`` and ``OutputError``.
 
 The heavy parts are imported on first use, so ``import graphopt`` is fast.
 ``compile`` is not in ``__all__``: ``from graphopt import *`` leaves the
@@ -37,6 +37,7 @@ from graphopt.errors import (
     ParseError,
     PipelineError,
     PluginError,
+    SizeError,
     VerifyError,
 )
 
@@ -112,6 +113,7 @@ __all__ = [
     "PipelineError",
     "PluginError",
     "PluginRegistry",
+    "SizeError",
     "VerifyError",
     "__version__",
     "interpret",

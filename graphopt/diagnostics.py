@@ -140,6 +140,9 @@ def attach_location(
     diagnostic.notes = [diagnostic_at(o, m, "note") for o, m in notes if op_location(o)]
     err.diagnostic = diagnostic  # type: ignore[attr-defined]
     err.args = (diagnostic.format("error"),)
+    if isinstance(err, GraphOptError) and not notes:  # its str() is location + message
+        err.message = diagnostic.message
+        err.location = f"{diagnostic.file}:{diagnostic.line}:{diagnostic.col}" if diagnostic.located else None
     return err
 
 

@@ -23,7 +23,8 @@ position, by name (``f(x=a)``; an unnamed argument is ``arg<i>``), or as an
 onnxruntime-style feed ``f.run(None, {"x": a})`` -- as numpy arrays of exactly the declared shape and dtype (``i1`` <-> ``bool``,
 one byte per element); it checks them (raising :class:`ArgumentError`, a
 ``ValueError``), makes them C-contiguous, allocates fresh outputs for every
-call and reuses one 64-byte-aligned workspace per thread (so calls from
+call (an output or workspace larger than this machine's memory is refused
+first with :class:`SizeError`) and reuses one 64-byte-aligned workspace per thread (so calls from
 several threads are safe), calls the native code through ctypes (which releases the GIL) and
 returns the single output array, or a tuple of them.
 
@@ -53,6 +54,7 @@ from graphopt.lowering.to_llvm.memref import BOUNDS_FLAG
 from graphopt.lowering.to_llvm.parallel import NUM_THREADS_GLOBAL
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
 from graphopt.errors import ArgumentError
+from graphopt.memory_limits import allocation_error, check_fits, nbytes
 from graphopt.runtime.jit import JITModule, compile_llvm_ir
 
 if TYPE_CHECKING:
@@ -120,6 +122,16 @@ class ArgSpec:
 
     def describe(self) -> str:
         return f"argument {self.index}" + (f" (%{self.name})" if self.name else "")
+
+    @property
+    def nbytes(self) -> int:
+        return nbytes(self.shape, self.dtype.itemsize)
+
+    def describe_value(self) -> str:
+        """``output 0 (%y, shape (4, 8) float32)``: the value, for size errors."""
+        kind = "input" if self.role == "arg" else "output"
+        name = f"%{self.name}, " if self.name else ""
+        return f"{kind} {self.index} ({name}shape {self.shape} {self.dtype})"
 
     def signature(self) -> str:
         return f"{self.shape} {self.dtype}"
@@ -219,7 +231,10 @@ class CompiledFunction:
         local = self._per_thread
         ws = getattr(local, "workspace", None)
         if ws is None:
-            ws = aligned_empty((self.workspace_bytes,), np.dtype(np.uint8))
+            try:
+                ws = aligned_empty((self.workspace_bytes,), np.dtype(np.uint8))
+            except (MemoryError, ValueError) as err:
+                raise allocation_error(f"{self.name}: the workspace", self.workspace_bytes, err) from None
             local.workspace = ws
             local.address = ws.ctypes.data
         return local.address
@@ -255,9 +270,27 @@ class CompiledFunction:
             picked.append(outs[by_key[key]])
         return picked
 
+    def check_sizes(self) -> None:
+        """Refuse, before anything is allocated, an output or a workspace
+        larger than any array or than this machine's memory
+        (:mod:`graphopt.memory_limits`); raises :class:`SizeError`."""
+        for spec in self.outputs:
+            check_fits(f"{self.name}: {spec.describe_value()}", spec.nbytes)
+        check_fits(f"{self.name}: the workspace", self.workspace_bytes)
+
+    def _allocate_outputs(self) -> list[np.ndarray]:
+        outs = []
+        for spec in self.outputs:
+            try:
+                outs.append(np.empty(spec.shape, spec.dtype))
+            except (MemoryError, ValueError) as err:
+                raise allocation_error(f"{self.name}: {spec.describe_value()}", spec.nbytes, err) from None
+        return outs
+
     def _run(self, args: Sequence[object]) -> list[np.ndarray]:
+        self.check_sizes()
         ins = self.check_inputs(args)
-        outs = [np.empty(s.shape, s.dtype) for s in self.outputs]
+        outs = self._allocate_outputs()
         ptrs = [a.ctypes.data for a in ins] + [o.ctypes.data for o in outs]
         ptrs.append(self.workspace_address())
         ptrs.extend(self._hidden_ptrs)

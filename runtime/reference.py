@@ -15,7 +15,9 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, SSAValue
 
 from graphopt.dialects.fused import GroupOp, YieldOp
-from graphopt.errors import ArgumentError
+from graphopt.diagnostics import attach_location
+from graphopt.errors import ArgumentError, SizeError
+from graphopt.memory_limits import allocation_error, nbytes, size_message, too_large_reason
 from graphopt.dialects.graph import GraphOp, numpy_dtype
 
 
@@ -104,12 +106,32 @@ class ReferenceInterpreter:
         raise ValueError("block has no terminator")
 
     def _evaluate(self, op: GraphOp, args: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """One graph op's results, checked against its result types."""
-        return _checked(op, op.reference(*args))
+        """One graph op's results, checked against its result types; a result
+        larger than this machine's memory is refused before it is computed."""
+        sizes = [_result_size(op, i) for i in range(len(op.results))]
+        for what, size in sizes:
+            reason = too_large_reason(size)
+            if reason is not None:
+                raise attach_location(SizeError(size_message(what, size, reason)), op)
+        try:
+            return _checked(op, op.reference(*args))
+        except MemoryError as err:
+            what, size = max(sizes, key=lambda s: s[1]) if sizes else (op.name, 0)
+            raise attach_location(allocation_error(what, size, err), op) from None
 
     def _keep(self, value: np.ndarray) -> np.ndarray:
         """What the interpreter stores for a result (subclasses may widen it)."""
         return value
+
+
+def _result_size(op: GraphOp, index: int) -> tuple[str, int]:
+    """``(graph.exp: result #0 (%y, tensor<...>), its byte size)``."""
+    result = op.results[index]
+    ty = result.type
+    assert isinstance(ty, TensorType)
+    name = f"%{result.name_hint}, " if result.name_hint else ""
+    size = nbytes(ty.get_shape(), numpy_dtype(ty.element_type).itemsize)
+    return f"{op.name}: result #{index} ({name}{ty})", size
 
 
 class ReferenceError_(ValueError):

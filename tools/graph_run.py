@@ -32,9 +32,18 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from graphopt import __version__
-from graphopt.diagnostics import LocatedParser, UserError, decode_source, run_tool, verify_located
+from graphopt.diagnostics import (
+    LocatedParser,
+    UserError,
+    attach_location,
+    decode_source,
+    run_tool,
+    verify_located,
+)
 from graphopt.dialects.graph import numpy_dtype
+from graphopt.errors import SizeError
 from graphopt.lowering.kernel_emitter import LoweringError
+from graphopt.memory_limits import allocation_error, nbytes, size_message, too_large_reason
 from graphopt.output_files import write_output
 from graphopt.plugins import available_passes, project_context
 from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function
@@ -62,23 +71,54 @@ LOWERING_PASSES = ("lower-graph-to-loop", "lower-loop-to-llvm")
 # -- inputs ----------------------------------------------------------------------
 
 
+def _values(fn: func.FuncOp, kind: str) -> list[tuple[str, TensorType]]:
+    """``("@f: argument 0 (%x, tensor<...>)", type)`` for each argument
+    (``kind="argument"``) or result of ``fn``."""
+    names = [a.name_hint for a in fn.body.block.args]
+    types = fn.function_type.inputs.data if kind == "argument" else fn.function_type.outputs.data
+    values = []
+    for i, t in enumerate(types):
+        assert isinstance(t, TensorType)
+        name = names[i] if kind == "argument" else None
+        values.append((f"@{fn.sym_name.data}: {kind} {i} ({f'%{name}, ' if name else ''}{t})", t))
+    return values
+
+
+def _nbytes(t: TensorType) -> int:
+    return nbytes(t.get_shape(), numpy_dtype(t.element_type).itemsize)
+
+
+def check_sizes(fn: func.FuncOp, arguments: bool = True) -> None:
+    """Refuse, before anything is allocated, an argument (that
+    ``--random-inputs`` would draw) or a result larger than this machine's
+    memory: one :class:`SizeError` at the function."""
+    values = (_values(fn, "argument") if arguments else []) + _values(fn, "result")
+    for what, t in values:
+        size = _nbytes(t)
+        reason = too_large_reason(size)
+        if reason is not None:
+            raise attach_location(SizeError(size_message(what, size, reason)), fn)
+
+
 def random_inputs(fn: func.FuncOp, seed: int) -> list[np.ndarray]:
     """Standard-normal floats, small integers and fair booleans, per argument,
     drawn directly in the argument's dtype (no float64 temporaries)."""
     rng = np.random.default_rng(seed)
     arrays: list[np.ndarray] = []
-    for t in fn.function_type.inputs.data:
-        assert isinstance(t, TensorType)
+    for what, t in _values(fn, "argument"):
         shape = tuple(t.get_shape())
         dtype = numpy_dtype(t.element_type)
-        if dtype in (np.float32, np.float64):
-            arrays.append(rng.standard_normal(shape, dtype=dtype))
-        elif dtype.kind == "f":
-            arrays.append(rng.standard_normal(shape, dtype=np.float32).astype(dtype))
-        elif dtype.kind == "b":
-            arrays.append(rng.integers(0, 2, size=shape, dtype=np.bool_))
-        else:
-            arrays.append(rng.integers(-8, 8, size=shape, dtype=dtype))
+        try:
+            if dtype in (np.float32, np.float64):
+                arrays.append(rng.standard_normal(shape, dtype=dtype))
+            elif dtype.kind == "f":
+                arrays.append(rng.standard_normal(shape, dtype=np.float32).astype(dtype))
+            elif dtype.kind == "b":
+                arrays.append(rng.integers(0, 2, size=shape, dtype=np.bool_))
+            else:
+                arrays.append(rng.integers(-8, 8, size=shape, dtype=dtype))
+        except (MemoryError, ValueError) as err:
+            raise attach_location(allocation_error(what, _nbytes(t), err), fn) from None
     return arrays
 
 
@@ -343,6 +383,7 @@ def run(argv: Sequence[str] | None) -> int:
         check_signature(fn)
     except LoweringError as err:
         raise UserError(str(err)) from None
+    check_sizes(fn, arguments=not args.inputs)
     expected_files = None
     if args.inputs and is_onnx_path(args.file):  # .npz by ONNX names, or test_data_set_N/
         from graphopt.frontends.onnx.testdata import load_onnx_inputs
@@ -360,6 +401,8 @@ def run(argv: Sequence[str] | None) -> int:
     start = time.perf_counter()
     try:
         outputs = compiled(*inputs)
+    except SizeError as err:  # an output or the workspace: name the function's place
+        raise attach_location(err, fn) from None
     except ValueError as err:
         raise InputError(str(err)) from None
     session.timed("run", start)
