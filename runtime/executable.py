@@ -53,9 +53,10 @@ from graphopt.lowering.to_llvm import emit_llvm_ir, lower_loop_to_llvm
 from graphopt.lowering.to_llvm.memref import BOUNDS_FLAG
 from graphopt.lowering.to_llvm.parallel import NUM_THREADS_GLOBAL
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
-from graphopt.errors import ArgumentError
+from graphopt.diagnostics import attach_location
+from graphopt.errors import ArgumentError, LoweringError
 from graphopt.memory_limits import allocation_error, check_fits, nbytes
-from graphopt.runtime.jit import JITModule, compile_llvm_ir
+from graphopt.runtime.jit import JITModule, compile_llvm_ir, unresolved_symbols
 
 if TYPE_CHECKING:
     from graphopt.runtime.compile import CompileSource
@@ -408,6 +409,30 @@ class CompiledModule:
         return f"<CompiledModule {', '.join(self._functions)}{origin}>"
 
 
+def check_external_symbols(module: ModuleOp) -> None:
+    """A declared function (``func.func private @ext(...)`` at loop level
+    becomes an external symbol) must be defined by a library loaded in this
+    process, or the JIT code would call address 0: one error at the
+    declaration.  Object files and shared libraries keep it external, for
+    the linker."""
+    declared = {
+        op.sym_name.data: op
+        for op in module.ops
+        if isinstance(op, llvm.FuncOp) and not op.body.blocks and not op.sym_name.data.startswith("llvm.")
+    }
+    missing = unresolved_symbols(declared) if declared else []
+    if missing:
+        name = missing[0]
+        raise attach_location(
+            LoweringError(
+                f"@{name} is declared without a body and no library loaded in this process "
+                "defines it, so compiled code cannot call it here; define it in the module, "
+                "or compile ahead of time (graph-compile, -t obj) and link a definition"
+            ),
+            declared[name],
+        )
+
+
 def compile_llvm_module(
     module: ModuleOp, opt_level: int = 3, num_threads: int | None = None
 ) -> CompiledModule:
@@ -415,6 +440,7 @@ def compile_llvm_module(
     ``#loop.abi`` attributes and from nothing else."""
     threads = default_num_threads() if num_threads is None else check_num_threads(num_threads)
     drivers = read_drivers(module)
+    check_external_symbols(module)
     ir_text = emit_llvm_ir(module)
     jit = compile_llvm_ir(ir_text, opt_level=opt_level)
     functions = {

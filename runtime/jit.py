@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes.util
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
@@ -26,7 +27,15 @@ import llvmlite.binding as llvm
 from graphopt.runtime.llvm_optimizer import OPTIMISER, host_features
 from graphopt.runtime.thread_pool import configure_libgomp
 
-__all__ = ["JITError", "JITModule", "compile_llvm_ir", "compile_object", "host_target_machine", "parse_and_optimize"]
+__all__ = [
+    "JITError",
+    "JITModule",
+    "compile_llvm_ir",
+    "compile_object",
+    "host_target_machine",
+    "parse_and_optimize",
+    "unresolved_symbols",
+]
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -88,6 +97,14 @@ def parse_and_optimize(ir_text: str, tm: llvm.TargetMachine, opt_level: int) -> 
         return OPTIMISER.optimise(ir_text, tm, opt_level)
     except RuntimeError as exc:
         raise JITError(f"invalid LLVM IR: {exc}") from None
+
+
+def unresolved_symbols(names: Iterable[str]) -> list[str]:
+    """The ``names`` no library loaded in this process defines (libm and
+    libgomp are loaded first): calling one from JIT code would jump to
+    address 0."""
+    _initialise()
+    return [name for name in names if not llvm.address_of_symbol(name)]
 
 
 def compile_object(ir_text: str, opt_level: int = 3) -> bytes:

@@ -51,17 +51,27 @@ def check_inputs(
 
 
 def find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+    """The function ``name``, or the only public one with a body; a
+    declaration (no body) has nothing to run: one error at it."""
     funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
     if name is None:
-        public = [f for f in funcs if f.sym_visibility is None or f.sym_visibility.data == "public"]
+        public = [
+            f
+            for f in funcs
+            if (f.sym_visibility is None or f.sym_visibility.data == "public") and not f.is_declaration
+        ]
         if len(public) == 1:
             return public[0]
         if not public:
-            raise InputError("the module has no public function")
+            raise InputError("the module has no public function with a body")
         names = ", ".join("@" + f.sym_name.data for f in public)
         raise InputError(f"the module has several functions ({names}); choose one with --entry")
     for f in funcs:
         if f.sym_name.data == name:
+            if f.is_declaration:
+                raise attach_location(
+                    InputError(f"@{name} is a declaration without a body: there is nothing to run"), f
+                )
             return f
     raise InputError(f"no function @{name} in the module")
 
@@ -96,7 +106,7 @@ class ReferenceInterpreter:
             elif isinstance(op, GroupOp):
                 outs = self._run_block(op.body.block, args)
             elif isinstance(op, func.CallOp):
-                outs = self._call(self.functions[op.callee.root_reference.data], args)
+                outs = self._call(self._callee(op), args)
             elif isinstance(op, (func.ReturnOp, YieldOp)):
                 return args
             else:
@@ -104,6 +114,14 @@ class ReferenceInterpreter:
             for result, value in zip(op.results, outs, strict=True):
                 env[result] = self._keep(value)
         raise ValueError("block has no terminator")
+
+    def _callee(self, call: func.CallOp) -> func.FuncOp:
+        name = call.callee.root_reference.data
+        callee = self.functions.get(name)
+        if callee is None or callee.is_declaration:
+            what = "a declaration without a body" if callee is not None else "not in the module"
+            raise attach_location(ArgumentError(f"func.call @{name}: @{name} is {what}; there is nothing to run"), call)
+        return callee
 
     def _evaluate(self, op: GraphOp, args: Sequence[np.ndarray]) -> list[np.ndarray]:
         """One graph op's results, checked against its result types; a result

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr, TensorType
 
 from graphopt import __version__
 from graphopt.diagnostics import (
@@ -278,6 +278,20 @@ def build_parser() -> argparse.ArgumentParser:
 # -- the steps ---------------------------------------------------------------------
 
 
+def reachable_functions(module: ModuleOp, entry: str) -> set[str]:
+    """``entry`` and the functions it refers to (calls), transitively."""
+    functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
+    keep, todo = {entry}, [entry]
+    while todo:
+        fn = functions.get(todo.pop())
+        for op in fn.walk() if fn is not None else ():
+            for attr in (*op.properties.values(), *op.attributes.values()):
+                if isinstance(attr, SymbolRefAttr) and attr.root_reference.data not in keep:
+                    keep.add(attr.root_reference.data)
+                    todo.append(attr.root_reference.data)
+    return keep
+
+
 class Session:
     """One graph-run: parse, passes, lowering, LLVM compile, run, check."""
 
@@ -348,8 +362,9 @@ class Session:
         """The -O pipeline and the lowering, as ``graphopt.compile`` runs them
         (:func:`with_lowering`), then the LLVM compilation of ``module``."""
         from graphopt.runtime.executable import compile_llvm_module
-        for op in list(module.ops):  # compile the entry alone
-            if isinstance(op, func.FuncOp) and op.sym_name.data != name:
+        keep = reachable_functions(module, name)
+        for op in list(module.ops):  # compile the entry (and what it refers to) alone
+            if isinstance(op, func.FuncOp) and op.sym_name.data not in keep:
                 module.body.block.erase_op(op, safe_erase=False)
         timing = self.timing
         group = timing.begin("optimize and lower") if timing is not None else None
