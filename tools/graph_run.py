@@ -36,12 +36,12 @@ from graphopt.diagnostics import (
     LocatedParser,
     UserError,
     attach_location,
-    decode_source,
     run_tool,
     verify_located,
 )
 from graphopt.dialects.graph import numpy_dtype
 from graphopt.errors import SizeError
+from graphopt.input_formats import parse_by_content
 from graphopt.lowering.kernel_emitter import LoweringError
 from graphopt.memory_limits import allocation_error, nbytes, size_message, too_large_reason
 from graphopt.output_files import write_output
@@ -246,7 +246,8 @@ def is_onnx_path(path: str) -> bool:
 
 def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="graph-run", description=__doc__.splitlines()[0].replace("``", ""))
-    p.add_argument("file", help="a graph-level .mlir file ('-': stdin) or an .onnx model")
+    p.add_argument("file", help="a graph-level .mlir file ('-': stdin) or an .onnx model "
+                   "(another extension: read as textual IR if it parses)")
     p.add_argument("--entry", help="the function to run (default: the only public one)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0xD1x...",
                    help="an .onnx input's shape, for its dynamic dimensions; repeatable")
@@ -324,7 +325,7 @@ class Session:
         else:
             with open(path, "rb") as f:
                 data, name = f.read(), path
-        module = LocatedParser(self.ctx, decode_source(data), name).parse_module()
+        module = parse_by_content(name, data, lambda text: LocatedParser(self.ctx, text, name).parse_module())
         verify_located(module)
         self.timed("parse", start)
         return module

@@ -31,7 +31,7 @@ FOLDERS = {
 LAYERS: list[tuple[str, ...]] = [
     ("graphopt", "graphopt.errors", "graphopt.rules", "graphopt.output_files", "graphopt.memory_limits"),  # the package root imports only errors
     ("graphopt.dialects",),
-    ("graphopt.diagnostics",),  # locates verifier errors: needs the dialects' verifiers
+    ("graphopt.diagnostics", "graphopt.input_formats"),  # locates verifier errors: needs the dialects' verifiers
     ("graphopt.transforms",),
     ("graphopt.lowering",),
     ("graphopt.plugin_guards", "graphopt.plugins"),
