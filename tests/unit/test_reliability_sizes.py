@@ -18,7 +18,7 @@ from graphopt import memory_limits
 from graphopt.errors import SizeError, VerifyError
 from graphopt.memory_limits import MAX_BYTES, nbytes, overflow_reason, too_large_reason
 from graphopt.runtime.compile import parse_text
-from graphopt.tools import graph_run
+from graphopt.tools import graph_run, run_inputs
 
 MEMORY = 1 << 20  # the pretend machine: 1 MiB
 
@@ -148,9 +148,9 @@ def test_random_inputs_that_cannot_be_allocated(monkeypatch) -> None:
         def standard_normal(self, *_args, **_kwargs):
             raise MemoryError("Unable to allocate 4.00 MiB")
 
-    monkeypatch.setattr(graph_run.np.random, "default_rng", lambda seed: Exhausted())
+    monkeypatch.setattr(run_inputs.np.random, "default_rng", lambda seed: Exhausted())
     with pytest.raises(SizeError, match=r"<string>:2:1: error: @f: argument 0 \(%x, tensor<1024x1024xf32>\) needs 4194304 bytes, more than this process could allocate"):
-        graph_run.random_inputs(fn, 0)
+        run_inputs.random_inputs(fn, 0)
 
 
 def test_the_reference_interpreter_refuses_a_large_result(small_machine) -> None:
