@@ -69,9 +69,10 @@ def is_binary(data: bytes) -> bool:
     return False
 
 
-def unknown_format_error(path: str, parse_error: ParseError | None) -> ArgumentError:
+def unknown_format_error(path: str, parse_error: ParseError | None, line_offset: int = 0) -> ArgumentError:
     """The error for a file of an unknown extension that is not textual IR;
-    ``parse_error`` (for text) becomes a note at its place."""
+    ``parse_error`` (for text; in a chunk starting after ``line_offset``
+    lines) becomes a note at its place."""
     ext = extension(path)
     head = f"'{ext}' is not a known input format" if ext else "it has no extension the tools know"
     what = "does not parse as textual IR" if parse_error is not None else "is binary, not textual IR"
@@ -79,7 +80,7 @@ def unknown_format_error(path: str, parse_error: ParseError | None) -> ArgumentE
     err = ArgumentError(message)
     diagnostic = Diagnostic("error", message)
     if parse_error is not None:
-        first = parse_error_diagnostic(parse_error)
+        first = parse_error_diagnostic(parse_error, line_offset)
         note = Diagnostic("note", f"as textual IR: {first.message}", first.file, first.line, first.col)
         diagnostic.notes = [note]
         err.message = f"{message}\n{note.format('')}"

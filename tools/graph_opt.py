@@ -405,7 +405,7 @@ class GraphOptMain(xDSLOptMain):
             raise
         except Exception as err:  # noqa: BLE001 - each failure is one diagnostic
             if isinstance(err, XdslParseError) and self.by_content():
-                err = unknown_format_error(self.get_input_name(), err)
+                err = unknown_format_error(self.get_input_name(), err, chunk.line_offset)
             failure = diagnostics_of(err, chunk.line_offset)
             if failure.severity == "internal error":
                 raise

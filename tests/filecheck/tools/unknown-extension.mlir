@@ -37,6 +37,12 @@
 // RUN: not graph-opt %t.d/shopping 2>&1 | filecheck %s --check-prefix=NOEXT
 // NOEXT: graph-opt: error: cannot read '{{.*}}shopping': it has no extension the tools know, and the file does not parse as textual IR (accepted: .mlir
 
+// With --split-input-file, the note names the line in the file.
+// RUN: %python -c "open(r'%t.split', 'w').write('func.func @f() {\n  func.return\n}\n// -----\nfunc.func @g(\n  bogus\n}\n')"
+// RUN: not graph-opt --split-input-file %t.split 2>&1 | filecheck %s --check-prefix=SPLIT
+// SPLIT: error: cannot read '{{.*}}.split': '.split' is not a known input format, and the file does not parse as textual IR
+// SPLIT-NEXT: {{.*}}.split:6:3: note: as textual IR:
+
 // graphopt.compile raises the same words (an ArgumentError).
 // RUN: not %python -c "import graphopt; graphopt.compile(r'%t.bin')" 2>&1 | filecheck %s --check-prefix=PY
 // PY: graphopt.errors.ArgumentError: cannot read '{{.*}}.bin': '.bin' is not a known input format, and the file is binary, not textual IR (accepted: .mlir
