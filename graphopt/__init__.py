@@ -14,7 +14,7 @@ The public API, importable from ``graphopt`` itself:
 * ``load_plugin`` / ``PluginRegistry`` -- extend the compiler;
 * one exception hierarchy: :class:`GraphOptError` (a ``ValueError``) with
   ``ParseError``, ``VerifyError``, ``PipelineError``, ``LoweringError``,
-  ``ArgumentError`` and ``PluginError``.
+  ``ArgumentError``, ``PluginError``, ``SizeError`` and ``OutputError``.
 
 The heavy parts are imported on first use, so ``import graphopt`` is fast.
 ``compile`` is not in ``__all__``: ``from graphopt import *`` leaves the
@@ -34,9 +34,11 @@ from graphopt.errors import (
     ArgumentError,
     GraphOptError,
     LoweringError,
+    OutputError,
     ParseError,
     PipelineError,
     PluginError,
+    SizeError,
     VerifyError,
 )
 
@@ -109,10 +111,12 @@ __all__ = [
     "GraphBuilder",
     "GraphOptError",
     "LoweringError",
+    "OutputError",
     "ParseError",
     "PipelineError",
     "PluginError",
     "PluginRegistry",
+    "SizeError",
     "Target",
     "VerifyError",
     "__version__",

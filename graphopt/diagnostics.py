@@ -39,7 +39,8 @@ MAX_NESTING = 64
 
 SEVERITIES = ("error", "warning", "note", "remark")
 
-from graphopt.errors import GraphOptError, VerifyError
+from graphopt.errors import GraphOptError, OutputError, VerifyError
+from graphopt.output_files import checked_stdout, drop_unwritable_stdout
 from graphopt.dialects.graph import ModuleVerifyError, verify_graph_module
 from graphopt.dialects.loop import check_loop_level_op  # rules upstream ops lack
 
@@ -139,6 +140,9 @@ def attach_location(
     diagnostic.notes = [diagnostic_at(o, m, "note") for o, m in notes if op_location(o)]
     err.diagnostic = diagnostic  # type: ignore[attr-defined]
     err.args = (diagnostic.format("error"),)
+    if isinstance(err, GraphOptError) and not notes:  # its str() is location + message
+        err.message = diagnostic.message
+        err.location = f"{diagnostic.file}:{diagnostic.line}:{diagnostic.col}" if diagnostic.located else None
     return err
 
 
@@ -375,9 +379,14 @@ def format_parse_error(err: ParseError) -> str:
 def run_tool(tool: str, body: Callable[[], int]) -> int:
     """A command-line tool's exit status: ``body()``'s, or one diagnostic for
     whatever it raises (never a traceback); argparse and ``--version`` exit
-    through ``SystemExit``, a closed pipe is not an error, Ctrl-C is 130."""
+    through ``SystemExit``, a closed pipe is not an error, Ctrl-C is 130.
+    A failing write to stdout (``> /dev/full``), flushes included, is one
+    diagnostic and exit 1 as well (:func:`checked_stdout`)."""
     try:
-        return body()
+        with checked_stdout():
+            status = body()
+            sys.stdout.flush()
+        return status
     except SystemExit as exc:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 1
     except BrokenPipeError:
@@ -385,6 +394,8 @@ def run_tool(tool: str, body: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         return 130
     except BaseException as err:  # noqa: BLE001 - one diagnostic, never a traceback
+        if isinstance(err, OutputError):
+            drop_unwritable_stdout()
         return report(tool, err)
 
 

@@ -13,7 +13,9 @@ bug in graph-opt.
     ├── PipelineError    an unknown level, pass or option, or a pass failed
     ├── LoweringError    the graph cannot be lowered to loops or LLVM
     ├── ArgumentError    a compiled function or API call got a bad argument
-    └── PluginError      a plugin failed to import, register or run
+    ├── PluginError      a plugin failed to import, register or run
+    ├── SizeError        a value too large for any array or for this machine's memory
+    └── OutputError      an output file or stdout cannot be written
 
 The module sits below every layer, so dialects, passes, lowering and runtime
 all raise these classes (or subclasses of them) directly.
@@ -92,12 +94,26 @@ class PluginError(GraphOptError):
     """A plugin failed to import, to register, or raised while it ran."""
 
 
+class SizeError(GraphOptError):
+    """A value, an input, an output or a workspace whose byte size overflows
+    what any array can hold, or exceeds this machine's memory; raised before
+    anything is allocated, naming the value, its shape and its size."""
+
+
+class OutputError(GraphOptError):
+    """An output cannot be written (no space, no permission, a read-only file
+    system, a directory as the target); no partial file is left and an
+    existing file is unchanged."""
+
+
 __all__ = [
     "ArgumentError",
     "GraphOptError",
     "LoweringError",
+    "OutputError",
     "ParseError",
     "PipelineError",
     "PluginError",
+    "SizeError",
     "VerifyError",
 ]

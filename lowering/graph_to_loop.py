@@ -17,6 +17,13 @@ For each graph-level ``func.func @f``:
 Where intermediates live is chosen by :func:`assign_workspace_offsets`: the
 function's memory plan (``plan-memory``) when it places them all and passes
 the plan checker, otherwise a 64-byte-aligned region of its own for each.
+
+A graph-level declaration (``func.func private @g(tensor<...>) -> ...``, no
+body) that nothing references is dropped: its signature has no loop-level
+form, and nothing can call it.  Graph functions cannot call functions
+(``func.call``): such a call is one error at the call.  Loop-level
+declarations (over memrefs) stay: ``lower-loop-to-llvm`` makes them
+external symbols.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     StringAttr,
+    SymbolRefAttr,
     TensorType,
     UnitAttr,
     i8,
@@ -42,8 +50,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import DiagnosticException
 
+from graphopt.diagnostics import attach_location
 from graphopt.dialects import loop
 from graphopt.dialects.loop import module_target
 from graphopt.dialects.fused import GroupOp
@@ -236,9 +246,20 @@ class FunctionLowering:
             elif isinstance(op, func.ReturnOp):
                 pass
             else:
-                raise LoweringError(
-                    f"@{self.fn.sym_name.data}: cannot lower {op.name} at graph level"
+                raise attach_location(LoweringError(f"lower-graph-to-loop: {self._unsupported(op)}"), op)
+
+    def _unsupported(self, op: Operation) -> str:
+        name = f"@{self.fn.sym_name.data}"
+        if isinstance(op, func.CallOp):
+            callee = op.callee.root_reference.data
+            target = SymbolTable.lookup_symbol(self.fn, callee)
+            if isinstance(target, func.FuncOp) and target.is_declaration:
+                return (
+                    f"{name}: func.call @{callee}: @{callee} is a declaration without a body; "
+                    "graph functions cannot call external functions"
                 )
+            return f"{name}: func.call @{callee}: graph functions cannot call functions (inline the callee)"
+        return f"{name}: cannot lower {op.name} at graph level"
 
     # -- building ------------------------------------------------------------------------
 
@@ -530,10 +551,38 @@ def emit_kernel(
     )
 
 
+def _referenced_symbols(module: ModuleOp) -> set[str]:
+    """The root names of every symbol reference in ``module``."""
+    names: set[str] = set()
+    for op in module.walk():
+        for attr in (*op.properties.values(), *op.attributes.values()):
+            if isinstance(attr, SymbolRefAttr):
+                names.add(attr.root_reference.data)
+    return names
+
+
+def drop_unused_graph_declarations(module: ModuleOp) -> None:
+    """Erase the declarations over tensors that nothing references."""
+    declarations = [
+        op
+        for op in module.ops
+        if isinstance(op, func.FuncOp)
+        and op.is_declaration
+        and not any(isinstance(t, MemRefType) for t in (*op.function_type.inputs, *op.function_type.outputs))
+    ]
+    if not declarations:
+        return
+    used = _referenced_symbols(module)
+    for fn in declarations:
+        if fn.sym_name.data not in used:
+            module.body.block.erase_op(fn)
+
+
 def lower_graph_to_loop(module: ModuleOp) -> None:
     """Replace every graph function of ``module`` by its kernels and driver;
     identical kernels, in one function or several, are emitted once."""
     cache = KernelCache()
+    drop_unused_graph_declarations(module)
     target = module_target(module)
     for fn in [op for op in module.ops if isinstance(op, func.FuncOp)]:
         if not is_graph_function(fn):
@@ -541,6 +590,8 @@ def lower_graph_to_loop(module: ModuleOp) -> None:
         try:
             new_ops = FunctionLowering(fn, fn.sym_name.data, cache, target).build()
         except LoweringError as err:
+            if getattr(err, "diagnostic", None) is not None:
+                raise  # located at its op, and already named
             raise DiagnosticException(f"lower-graph-to-loop: {err}") from None
         block = module.body.block
         for op in new_ops:

@@ -37,6 +37,8 @@ from xdsl.dialects import llvm
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i32
 
 from graphopt.diagnostics import UserError
+from graphopt.errors import OutputError
+from graphopt.output_files import write_output, write_outputs
 from graphopt.dialects.graph import type_str
 from graphopt.dialects.loop import module_target
 from graphopt.lowering.to_llvm import emit_llvm_ir
@@ -47,7 +49,15 @@ from graphopt.runtime.executable import check_num_threads
 from graphopt.runtime.jit import compile_object
 from graphopt.target import Target
 
-__all__ = ["c_header", "compile_library", "object_code", "set_num_threads", "uses_threads", "write_library"]
+__all__ = [
+    "c_header",
+    "compile_library",
+    "library_bytes",
+    "object_code",
+    "set_num_threads",
+    "uses_threads",
+    "write_library",
+]
 
 _C_TYPES = {
     "float32": "float", "float64": "double", "float16": "uint16_t", "bool": "uint8_t",
@@ -197,8 +207,10 @@ def c_compiler() -> str | None:
     return None
 
 
-def write_library(module: ModuleOp, path: str | os.PathLike[str], opt_level: int = 3) -> None:
-    """Link the module's object code into the shared library ``path``."""
+def library_bytes(module: ModuleOp, opt_level: int = 3, name: str = "the shared library") -> bytes:
+    """The module's object code linked into a shared library (in a
+    temporary folder), as bytes; ``name`` is the library in messages.
+    Only for this machine's architecture: the system C compiler links it."""
     target = module_target(module)
     if target.arch != Target.host().arch:
         raise UserError(
@@ -211,14 +223,25 @@ def write_library(module: ModuleOp, path: str | os.PathLike[str], opt_level: int
     obj = object_code(module, opt_level)
     with tempfile.TemporaryDirectory() as tmp:
         obj_path = Path(tmp) / "model.o"
-        obj_path.write_bytes(obj)
+        lib_path = Path(tmp) / "model.so"
+        try:
+            obj_path.write_bytes(obj)
+        except OSError as err:
+            raise OutputError(f"cannot write the object file in '{tmp}': {err.strerror or err}") from None
         done = subprocess.run(
-            [cc, "-shared", "-o", os.fspath(path), os.fspath(obj_path), "-lm",
+            [cc, "-shared", "-o", os.fspath(lib_path), os.fspath(obj_path), "-lm",
              *(["-lgomp"] if uses_threads(module) else [])],
             capture_output=True, text=True,
         )  # fmt: skip
-    if done.returncode != 0:
-        raise UserError(f"linking {path} failed: {done.stderr.strip()}")
+        if done.returncode != 0:
+            raise UserError(f"linking {name} failed: {done.stderr.strip()}")
+        return lib_path.read_bytes()
+
+
+def write_library(module: ModuleOp, path: str | os.PathLike[str], opt_level: int = 3) -> None:
+    """Link the module's object code into the shared library ``path``
+    (written atomically: a failure leaves an existing file as it was)."""
+    write_output(os.fspath(path), library_bytes(module, opt_level, os.fspath(path)))
 
 
 def compile_library(
@@ -240,10 +263,12 @@ def compile_library(
     module = lowered_module(source, pipeline, opt_level=opt_level, max_inline_constant_bytes=-1, target=target)
     if num_threads is not None:
         set_num_threads(module, num_threads)
-    if os.fspath(library).endswith(".o"):
-        Path(library).write_bytes(object_code(module, llvm_opt_level))
+    lib = os.fspath(library)
+    if lib.endswith(".o"):
+        outputs: list[tuple[str, str | bytes]] = [(lib, object_code(module, llvm_opt_level))]
     else:
-        write_library(module, library, llvm_opt_level)
+        outputs = [(lib, library_bytes(module, llvm_opt_level, lib))]
     if header is not None:
         guard = re.sub(r"[^A-Za-z0-9]", "_", Path(header).name).upper()
-        Path(header).write_text(c_header(module, guard))
+        outputs.append((os.fspath(header), c_header(module, guard)))
+    write_outputs(outputs)  # both or neither: a failure leaves the old files as they were

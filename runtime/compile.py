@@ -6,7 +6,8 @@
 ``source`` is one of
 
 * a ``builtin.module`` (not modified; it is cloned),
-* a path (``str`` or ``os.PathLike``) of a ``.mlir`` or an ``.onnx`` file,
+* a path (``str`` or ``os.PathLike``) of a ``.mlir`` or an ``.onnx`` file (a
+  file of another extension is read as textual IR if it parses),
 * IR text: a ``str`` that contains a newline or a ``{`` (no path does).
 
 The result says which it took: ``cm.source.kind`` is ``"module"``, ``"path"``
@@ -59,6 +60,7 @@ from graphopt.dialects.loop import TargetAttr, set_module_target
 from graphopt.runtime.executable import CompiledModule, check_num_threads, compile_llvm_module, runnable_target
 from graphopt.target import Target
 from graphopt.diagnostics import LocatedParser, verify_located
+from graphopt.input_formats import parse_by_content
 from graphopt.transforms.levels import GRAPH, LOOP, module_levels
 from graphopt.transforms.pipelines import (
     combine,
@@ -100,10 +102,11 @@ def _parse(text: str, name: str) -> ModuleOp:
 
 
 def parse_file(path: str | os.PathLike[str]) -> ModuleOp:
-    """Parse and verify a ``.mlir`` file, with source locations on every op."""
+    """Parse and verify a file of textual IR, with source locations on every
+    op.  A file whose extension is not ``.mlir`` is read as IR only if it
+    parses (``graphopt.input_formats``)."""
     path = Path(path)
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    return _parse(text, str(path))
+    return parse_by_content(str(path), path.read_bytes(), lambda text: _parse(text, str(path)))
 
 
 def parse_text(text: str, name: str = "<string>") -> ModuleOp:

@@ -28,10 +28,11 @@ file writes them, ``gpu_0/data_0`` included), else the SSA names;
 ``get_inputs()`` and ``get_outputs()`` describe them as onnxruntime's
 ``NodeArg`` does (``name``, ``shape``, ``type``).  A call checks the inputs
 (raising :class:`ArgumentError`, a ``ValueError``), makes them C-contiguous,
-allocates fresh outputs for every call and reuses one 64-byte-aligned
-workspace per thread (so calls from several threads are safe), calls the
-native code through ctypes (which releases the GIL) and returns the single
-output array, or a tuple of them.
+allocates fresh outputs for every call (an output or workspace larger than
+this machine's memory is refused first with :class:`SizeError`) and reuses
+one 64-byte-aligned workspace per thread (so calls from several threads are
+safe), calls the native code through ctypes (which releases the GIL) and
+returns the single output array, or a tuple of them.
 
 Native ABI: ``void fn(in0, ..., inN, out0, ..., outM, workspace, hidden0,
 ...)``, every argument a pointer to dense row-major data; the hidden
@@ -59,8 +60,10 @@ from graphopt.lowering.to_llvm import emit_llvm_ir, lower_loop_to_llvm
 from graphopt.lowering.to_llvm.memref import BOUNDS_FLAG
 from graphopt.lowering.to_llvm.parallel import NUM_THREADS_GLOBAL
 from graphopt.runtime.abi import DriverInfo, numpy_dtype, read_drivers
-from graphopt.errors import ArgumentError
-from graphopt.runtime.jit import JITModule, compile_llvm_ir
+from graphopt.diagnostics import attach_location
+from graphopt.errors import ArgumentError, LoweringError
+from graphopt.memory_limits import allocation_error, check_fits, nbytes
+from graphopt.runtime.jit import JITModule, compile_llvm_ir, unresolved_symbols
 from graphopt.target import Target
 
 if TYPE_CHECKING:
@@ -131,6 +134,16 @@ class ArgSpec:
 
     def describe(self) -> str:
         return describe_argument(self.index, self.name)
+
+    @property
+    def nbytes(self) -> int:
+        return nbytes(self.shape, self.dtype.itemsize)
+
+    def describe_value(self) -> str:
+        """``output 0 (%y, shape (4, 8) float32)``: the value, for size errors."""
+        kind = "input" if self.role == "arg" else "output"
+        name = f"%{self.name}, " if self.name else ""
+        return f"{kind} {self.index} ({name}shape {self.shape} {self.dtype})"
 
     def signature(self) -> str:
         return f"{self.shape} {self.dtype}"
@@ -275,7 +288,10 @@ class CompiledFunction:
         local = self._per_thread
         ws = getattr(local, "workspace", None)
         if ws is None:
-            ws = aligned_empty((self.workspace_bytes,), np.dtype(np.uint8))
+            try:
+                ws = aligned_empty((self.workspace_bytes,), np.dtype(np.uint8))
+            except (MemoryError, ValueError) as err:
+                raise allocation_error(f"{self.name}: the workspace", self.workspace_bytes, err) from None
             local.workspace = ws
             local.address = ws.ctypes.data
         return local.address
@@ -312,9 +328,27 @@ class CompiledFunction:
             return outs
         return [outs[i] for i in picks]
 
+    def check_sizes(self) -> None:
+        """Refuse, before anything is allocated, an output or a workspace
+        larger than any array or than this machine's memory
+        (:mod:`graphopt.memory_limits`); raises :class:`SizeError`."""
+        for spec in self.outputs:
+            check_fits(f"{self.name}: {spec.describe_value()}", spec.nbytes)
+        check_fits(f"{self.name}: the workspace", self.workspace_bytes)
+
+    def _allocate_outputs(self) -> list[np.ndarray]:
+        outs = []
+        for spec in self.outputs:
+            try:
+                outs.append(np.empty(spec.shape, spec.dtype))
+            except (MemoryError, ValueError) as err:
+                raise allocation_error(f"{self.name}: {spec.describe_value()}", spec.nbytes, err) from None
+        return outs
+
     def _run(self, args: Sequence[object]) -> list[np.ndarray]:
+        self.check_sizes()
         ins = self.check_inputs(args)
-        outs = [np.empty(s.shape, s.dtype) for s in self.outputs]
+        outs = self._allocate_outputs()
         ptrs = [a.ctypes.data for a in ins] + [o.ctypes.data for o in outs]
         ptrs.append(self.workspace_address())
         ptrs.extend(self._hidden_ptrs)
@@ -457,6 +491,30 @@ def runnable_target(module: ModuleOp) -> Target:
     return target
 
 
+def check_external_symbols(module: ModuleOp) -> None:
+    """A declared function (``func.func private @ext(...)`` at loop level
+    becomes an external symbol) must be defined by a library loaded in this
+    process, or the JIT code would call address 0: one error at the
+    declaration.  Object files and shared libraries keep it external, for
+    the linker."""
+    declared = {
+        op.sym_name.data: op
+        for op in module.ops
+        if isinstance(op, llvm.FuncOp) and not op.body.blocks and not op.sym_name.data.startswith("llvm.")
+    }
+    missing = unresolved_symbols(declared) if declared else []
+    if missing:
+        name = missing[0]
+        raise attach_location(
+            LoweringError(
+                f"@{name} is declared without a body and no library loaded in this process "
+                "defines it, so compiled code cannot call it here; define it in the module, "
+                "or compile ahead of time (graph-compile, -t obj) and link a definition"
+            ),
+            declared[name],
+        )
+
+
 def compile_llvm_module(
     module: ModuleOp, opt_level: int = 3, num_threads: int | None = None
 ) -> CompiledModule:
@@ -465,6 +523,7 @@ def compile_llvm_module(
     threads = default_num_threads() if num_threads is None else check_num_threads(num_threads)
     target = runnable_target(module)
     drivers = read_drivers(module)
+    check_external_symbols(module)
     ir_text = emit_llvm_ir(module)
     jit = compile_llvm_ir(ir_text, opt_level=opt_level, target=target)
     functions = {

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes.util
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
@@ -27,7 +28,15 @@ from graphopt.runtime.llvm_optimizer import OPTIMISER
 from graphopt.runtime.thread_pool import configure_libgomp
 from graphopt.target import Target
 
-__all__ = ["JITError", "JITModule", "compile_llvm_ir", "compile_object", "parse_and_optimize", "target_machine"]
+__all__ = [
+    "JITError",
+    "JITModule",
+    "compile_llvm_ir",
+    "compile_object",
+    "parse_and_optimize",
+    "target_machine",
+    "unresolved_symbols",
+]
 
 _init_lock = threading.Lock()
 _initialised = False
@@ -93,6 +102,14 @@ def parse_and_optimize(
         return OPTIMISER.optimise(ir_text, tm, opt_level, target or Target.default())
     except RuntimeError as exc:
         raise JITError(f"invalid LLVM IR: {exc}") from None
+
+
+def unresolved_symbols(names: Iterable[str]) -> list[str]:
+    """The ``names`` no library loaded in this process defines (libm and
+    libgomp are loaded first): calling one from JIT code would jump to
+    address 0."""
+    _initialise()
+    return [name for name in names if not llvm.address_of_symbol(name)]
 
 
 def compile_object(ir_text: str, opt_level: int = 3, target: Target | None = None) -> bytes:

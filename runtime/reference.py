@@ -15,7 +15,9 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, SSAValue
 
 from graphopt.dialects.fused import GroupOp, YieldOp
-from graphopt.errors import ArgumentError
+from graphopt.diagnostics import attach_location
+from graphopt.errors import ArgumentError, SizeError
+from graphopt.memory_limits import allocation_error, nbytes, size_message, too_large_reason
 from graphopt.dialects.graph import GraphOp, numpy_dtype
 from graphopt.dialects.graph.names import describe_argument, input_names
 
@@ -48,17 +50,27 @@ def check_inputs(
 
 
 def find_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+    """The function ``name``, or the only public one with a body; a
+    declaration (no body) has nothing to run: one error at it."""
     funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
     if name is None:
-        public = [f for f in funcs if f.sym_visibility is None or f.sym_visibility.data == "public"]
+        public = [
+            f
+            for f in funcs
+            if (f.sym_visibility is None or f.sym_visibility.data == "public") and not f.is_declaration
+        ]
         if len(public) == 1:
             return public[0]
         if not public:
-            raise InputError("the module has no public function")
+            raise InputError("the module has no public function with a body")
         names = ", ".join("@" + f.sym_name.data for f in public)
         raise InputError(f"the module has several functions ({names}); choose one with --entry")
     for f in funcs:
         if f.sym_name.data == name:
+            if f.is_declaration:
+                raise attach_location(
+                    InputError(f"@{name} is a declaration without a body: there is nothing to run"), f
+                )
             return f
     raise InputError(f"no function @{name} in the module")
 
@@ -95,7 +107,7 @@ class ReferenceInterpreter:
             elif isinstance(op, GroupOp):
                 outs = self._run_block(op.body.block, args)
             elif isinstance(op, func.CallOp):
-                outs = self._call(self.functions[op.callee.root_reference.data], args)
+                outs = self._call(self._callee(op), args)
             elif isinstance(op, (func.ReturnOp, YieldOp)):
                 return args
             else:
@@ -104,13 +116,41 @@ class ReferenceInterpreter:
                 env[result] = self._keep(value)
         raise ValueError("block has no terminator")
 
+    def _callee(self, call: func.CallOp) -> func.FuncOp:
+        name = call.callee.root_reference.data
+        callee = self.functions.get(name)
+        if callee is None or callee.is_declaration:
+            what = "a declaration without a body" if callee is not None else "not in the module"
+            raise attach_location(ArgumentError(f"func.call @{name}: @{name} is {what}; there is nothing to run"), call)
+        return callee
+
     def _evaluate(self, op: GraphOp, args: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """One graph op's results, checked against its result types."""
-        return _checked(op, op.reference(*args))
+        """One graph op's results, checked against its result types; a result
+        larger than this machine's memory is refused before it is computed."""
+        sizes = [_result_size(op, i) for i in range(len(op.results))]
+        for what, size in sizes:
+            reason = too_large_reason(size)
+            if reason is not None:
+                raise attach_location(SizeError(size_message(what, size, reason)), op)
+        try:
+            return _checked(op, op.reference(*args))
+        except MemoryError as err:
+            what, size = max(sizes, key=lambda s: s[1]) if sizes else (op.name, 0)
+            raise attach_location(allocation_error(what, size, err), op) from None
 
     def _keep(self, value: np.ndarray) -> np.ndarray:
         """What the interpreter stores for a result (subclasses may widen it)."""
         return value
+
+
+def _result_size(op: GraphOp, index: int) -> tuple[str, int]:
+    """``(graph.exp: result #0 (%y, tensor<...>), its byte size)``."""
+    result = op.results[index]
+    ty = result.type
+    assert isinstance(ty, TensorType)
+    name = f"%{result.name_hint}, " if result.name_hint else ""
+    size = nbytes(ty.get_shape(), numpy_dtype(ty.element_type).itemsize)
+    return f"{op.name}: result #{index} ({name}{ty})", size
 
 
 class ReferenceError_(ValueError):

@@ -6,8 +6,6 @@
   (``--mlir-print-ir-after-all``, ``--mlir-print-ir-before=<pass>``,
   ``--mlir-print-ir-after=<pass>``, ``--mlir-print-ir-after-failure``,
   ``--mlir-timing``), progress on a terminal, and verification after passes;
-* :func:`write_output`: ``-`` is stdout; a file is written atomically, only
-  once everything succeeded;
 * :class:`ArgumentParser`: argparse with "did you mean" for unknown flags.
 """
 
@@ -16,9 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import difflib
-import os
 import sys
-import tempfile
 import time
 import types
 import typing
@@ -387,47 +383,3 @@ class Instrumentation:
             self.step(p.name, elapsed)
             if self.after_all or p.name in self.after:
                 self.dump(f"After {p.name}", module)
-
-
-# -- output ------------------------------------------------------------------------
-
-
-def write_output(path: str | None, data: str | bytes | Callable[[IO[bytes]], None]) -> None:
-    """Write ``data`` to ``path`` (``None`` or ``-``: stdout).
-
-    A file is written to a temporary file beside it and renamed over it, so
-    an existing file is replaced only by a complete new one.
-    """
-    if path is None or path == "-":
-        if callable(data):
-            data(sys.stdout.buffer)
-        elif isinstance(data, bytes):
-            sys.stdout.buffer.write(data)
-        else:
-            sys.stdout.write(data)
-        sys.stdout.flush()
-        return
-    target = os.path.abspath(path)
-    if os.path.isdir(target):
-        raise UserError(f"cannot write '{path}': it is a directory")
-    folder = os.path.dirname(target)
-    if not os.path.isdir(folder):
-        raise UserError(f"cannot write '{path}': no such directory '{folder}'")
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if callable(data):
-                data(f)
-            else:
-                f.write(data.encode() if isinstance(data, str) else data)
-        if os.path.exists(target):
-            os.chmod(tmp, os.stat(target).st_mode & 0o7777)
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from graphopt import __version__
-from graphopt.tools.cli import write_output
+from graphopt.output_files import write_output
 from graphopt.diagnostics import run_tool
 
 

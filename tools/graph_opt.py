@@ -6,9 +6,11 @@ passes are added, and so are those of plugins (``--load-plugin`` and the
 ``file:line:col: error: ...`` (or ``graph-opt: error: ...``) and exit 1 (see
 ``graphopt.diagnostics``).
 
-The driver reads the input (a file of any extension, or ``-``/nothing for
-stdin) as MLIR unless a frontend is registered for its extension, splits it
-with ``--split-input-file``, and for each chunk parses, runs the pipeline and
+The driver reads the input (``-``/nothing for stdin) as MLIR unless a
+frontend is registered for its extension (``.onnx``) or named by ``-f``; a
+file of an extension the tools do not know is MLIR only if it parses
+(``graphopt.input_formats``).  It splits the input with
+``--split-input-file``, and for each chunk parses, runs the pipeline and
 prints; ``--verify-diagnostics`` checks the diagnostics against the chunk's
 ``expected-*`` annotations.  ``-o FILE`` is written atomically, and only when
 every chunk succeeded.
@@ -29,10 +31,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import ParseError as XdslParseError
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from graphopt import __version__
 from graphopt.dialects import project_dialects
+from graphopt.input_formats import extension, has_known_extension, is_binary, unknown_format_error
 from graphopt.plugins import REGISTRY, load_cli_plugins
 from graphopt.tools.cli import (
     ArgumentParser,
@@ -46,8 +50,8 @@ from graphopt.tools.cli import (
     pass_options,
     pass_summary,
     pipeline_text,
-    write_output,
 )
+from graphopt.output_files import write_output
 from graphopt.diagnostics import (
     Diagnostic,
     LocatedParser,
@@ -214,7 +218,8 @@ class GraphOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         p = arg_parser
-        p.add_argument("input_file", nargs="?", help="input file ('-' or none: stdin), read as MLIR")
+        p.add_argument("input_file", nargs="?", help="input file ('-' or none: stdin): .mlir, .onnx, "
+                       "or another extension read as MLIR if it parses")
         p.add_argument("-f", "--frontend", choices=list(self.available_frontends),
                        help="read the input with this frontend instead of by its extension")
         p.add_argument("-t", "--target", default="mlir",
@@ -300,7 +305,7 @@ class GraphOptMain(xDSLOptMain):
             raise UserError(f"cannot open '{name}': it is a directory")
         with open(name, "rb") as f:
             data = f.read()
-        ext = os.path.splitext(name)[1].lstrip(".")
+        ext = extension(name).lstrip(".")
         return data, ext
 
     def frontend_for(self, ext: str) -> str | None:
@@ -374,6 +379,14 @@ class GraphOptMain(xDSLOptMain):
         out.write("\n\n")
         return out.getvalue()
 
+    def by_content(self) -> bool:
+        """Whether the input is MLIR only if it parses: a file of an
+        extension the tools do not know, read without ``-f`` and outside the
+        diagnostic-testing modes (which read any file as IR)."""
+        args = self.args
+        testing = args.verify_diagnostics or args.print_diagnostics or args.parsing_diagnostics
+        return not (args.frontend or testing or has_known_extension(self.get_input_name()))
+
     def run_chunk(self, chunk: Chunk, ext: str, timing: Timing | None,
                   stats: PassStatistics | None, capture: bool) -> None:
         """Parse, transform and print one chunk; failures become diagnostics.
@@ -395,6 +408,8 @@ class GraphOptMain(xDSLOptMain):
         except (KeyboardInterrupt, BrokenPipeError):
             raise
         except Exception as err:  # noqa: BLE001 - each failure is one diagnostic
+            if isinstance(err, XdslParseError) and self.by_content():
+                err = unknown_format_error(self.get_input_name(), err, chunk.line_offset)
             failure = diagnostics_of(err, chunk.line_offset)
             if failure.severity == "internal error":
                 raise
@@ -451,6 +466,8 @@ class GraphOptMain(xDSLOptMain):
         data, ext = self.read_input()
         name = self.get_input_name()
         frontend = self.frontend_for(ext)
+        if frontend is None and self.by_content() and is_binary(data):
+            raise unknown_format_error(name, None)
         if frontend is not None:
             chunks = [Chunk("", 0)]
             self.run_frontend_chunk(chunks[0], data, frontend, timing, stats)

@@ -27,24 +27,29 @@ succeeds.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import statistics
 import sys
 import time
-import zipfile
-import zlib
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr
 
 from graphopt import __version__
-from graphopt.diagnostics import LocatedParser, UserError, decode_source, run_tool, verify_located
+from graphopt.diagnostics import (
+    LocatedParser,
+    UserError,
+    attach_location,
+    run_tool,
+    verify_located,
+)
 from graphopt.dialects import graph
-from graphopt.dialects.graph import numpy_dtype
+from graphopt.errors import SizeError
+from graphopt.input_formats import parse_by_content
 from graphopt.lowering.kernel_emitter import LoweringError
+from graphopt.output_files import write_output
 from graphopt.plugins import available_passes, project_context
 from graphopt.runtime.reference import InputError, ReferenceInterpreter, find_function
 from graphopt.tools.cli import (
@@ -56,9 +61,9 @@ from graphopt.tools.cli import (
     add_target_arguments,
     apply_target_arguments,
     build_pipeline,
-    write_output,
 )
 from graphopt.tools.printing import printer_for
+from graphopt.tools.run_inputs import check_sizes, input_keys, load_inputs, named_inputs, random_inputs
 from graphopt.tools.run_check import compare, computes_in_f32, float64_reference
 from graphopt.transforms.pipelines import (
     PipelineError,
@@ -69,164 +74,6 @@ from graphopt.transforms.pipelines import (
 )
 
 LOWERING_PASSES = ("lower-graph-to-loop", "lower-loop-to-llvm")
-
-
-# -- inputs ----------------------------------------------------------------------
-
-
-def random_inputs(fn: func.FuncOp, seed: int) -> list[np.ndarray]:
-    """Standard-normal floats, small integers and fair booleans, per argument,
-    drawn directly in the argument's dtype (no float64 temporaries)."""
-    rng = np.random.default_rng(seed)
-    arrays: list[np.ndarray] = []
-    for t in fn.function_type.inputs.data:
-        assert isinstance(t, TensorType)
-        shape = tuple(t.get_shape())
-        dtype = numpy_dtype(t.element_type)
-        if dtype in (np.float32, np.float64):
-            arrays.append(rng.standard_normal(shape, dtype=dtype))
-        elif dtype.kind == "f":
-            arrays.append(rng.standard_normal(shape, dtype=np.float32).astype(dtype))
-        elif dtype.kind == "b":
-            arrays.append(rng.integers(0, 2, size=shape, dtype=np.bool_))
-        else:
-            arrays.append(rng.integers(-8, 8, size=shape, dtype=dtype))
-    return arrays
-
-
-def _read_array(data: np.lib.npyio.NpzFile, key: str, path: str) -> np.ndarray:
-    try:
-        array = data[key]
-    except ValueError as err:
-        if "allow_pickle" in str(err):
-            raise UserError(
-                f"'{path}': array '{key}' holds Python objects; save numeric arrays "
-                "(np.savez with arrays of numbers or booleans)"
-            ) from None
-        raise UserError(f"cannot read array '{key}' from '{path}': {err}") from None
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, KeyError) as err:
-        raise UserError(f"cannot read array '{key}' from '{path}': it is corrupt ({err})") from None
-    if array.dtype.kind not in "biuf":
-        raise UserError(f"'{path}': array '{key}' has dtype {array.dtype}, not a number type")
-    return array
-
-
-def input_keys(fn: func.FuncOp) -> list[list[str]]:
-    """The names each argument may be given by, in order: its name (its source
-    name -- an ONNX input's name as the file writes it -- else its SSA name),
-    then ``arg<i>`` unless another argument is called that."""
-    names = graph.input_names(fn)
-    taken = {n for n in names if n}
-    return [
-        [k for k in (n, f"arg{i}") if k and (k == n or k not in taken)]
-        for i, n in enumerate(names)
-    ]
-
-
-def find_input(fn: func.FuncOp, key: str) -> int | None:
-    """The index of the argument ``key`` names (see :func:`input_keys`)."""
-    keys = input_keys(fn)
-    for rank in (0, 1):  # names first, then arg<i>
-        for i, ks in enumerate(keys):
-            if len(ks) > rank and ks[rank] == key:
-                return i
-    return None
-
-
-def load_inputs(path: str, fn: func.FuncOp) -> list[np.ndarray]:
-    """Inputs from an ``.npz`` (keyed by argument name -- an ONNX model's input
-    names as its file writes them -- or ``arg0``, ``arg1``...), or from an
-    ``.npy`` when the function takes one argument."""
-    try:
-        data = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise UserError(f"cannot open '{path}': no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"cannot open '{path}': it is a directory") from None
-    except ValueError as err:
-        if "allow_pickle" in str(err):
-            raise UserError(f"'{path}' holds Python objects; save numeric arrays") from None
-        raise UserError(f"cannot read inputs from '{path}': {err}") from None
-    except Exception as err:  # noqa: BLE001 - not an npz or npy
-        raise UserError(f"cannot read inputs from '{path}': {err}") from None
-    args = fn.body.block.args
-    if isinstance(data, np.ndarray):
-        if len(args) != 1:
-            raise UserError(
-                f"'{path}' holds one array, but @{fn.sym_name.data} takes {len(args)} "
-                "inputs; save them in one .npz"
-            )
-        if data.dtype.kind not in "biuf":
-            raise UserError(f"'{path}' has dtype {data.dtype}, not a number type")
-        return [data]
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise UserError(f"cannot read inputs from '{path}': not an .npz or .npy file")
-    with data:
-        arrays: list[np.ndarray] = []
-        for i, keys in enumerate(input_keys(fn)):
-            found = next((k for k in keys if k in data.files), None)
-            if found is None:
-                close = difflib.get_close_matches(keys[0], data.files, n=1)
-                hint = f"; did you mean '{close[0]}'?" if close and close[0] not in keys else ""
-                raise UserError(
-                    f"'{path}' has no array for argument {i} (tried {graph.name_list(keys)}; "
-                    f"it holds {graph.name_list(data.files) or 'nothing'}){hint}"
-                )
-            arrays.append(_read_array(data, found, path))
-    return arrays
-
-
-def load_array(path: str, what: str) -> np.ndarray:
-    """One array from an ``.npy`` file, or from a TensorProto ``.pb`` (ONNX's
-    ``input_N.pb``)."""
-    if path.lower().endswith(".pb"):
-        from graphopt.frontends.onnx.testdata import read_tensor
-
-        if not os.path.isfile(path):
-            raise UserError(f"{what}: cannot open '{path}': no such file")
-        return read_tensor(path)
-    try:
-        data = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise UserError(f"{what}: cannot open '{path}': no such file") from None
-    except IsADirectoryError:
-        raise UserError(f"{what}: cannot open '{path}': it is a directory") from None
-    except Exception as err:  # noqa: BLE001 - not an npy
-        raise UserError(f"{what}: cannot read '{path}': {err}") from None
-    if not isinstance(data, np.ndarray):
-        data.close()
-        raise UserError(f"{what}: '{path}' is not an .npy file (one array) or a TensorProto .pb")
-    if data.dtype.kind not in "biuf":
-        raise UserError(f"{what}: '{path}' has dtype {data.dtype}, not a number type")
-    return data
-
-
-def named_inputs(specs: Sequence[str], fn: func.FuncOp) -> dict[int, np.ndarray]:
-    """``--input NAME=FILE`` arrays by argument index.  ``NAME`` is an input's
-    name (an ONNX name may hold ``/``, ``:`` or ``=``: the split is at the
-    first ``=`` whose left side names an input) or ``arg<i>``."""
-    given: dict[int, np.ndarray] = {}
-    where = f"@{fn.sym_name.data}"
-    for spec in specs:
-        cuts = [i for i, ch in enumerate(spec) if ch == "="]
-        found = next(
-            ((c, index) for c in cuts if (index := find_input(fn, spec[:c])) is not None), None
-        )
-        if not cuts or (found is not None and found[0] == len(spec) - 1):
-            hint = "; an .npz or a test_data_set directory of all inputs is --inputs" if not cuts else ""
-            raise UserError(
-                f"invalid --input '{spec}': expected NAME=FILE (an .npy file or a TensorProto .pb){hint}"
-            )
-        if found is None:
-            name = spec[: cuts[0]]
-            known = [keys[0] for keys in input_keys(fn)]
-            raise UserError(f"--input '{spec}': {where} has no input named '{name}'{graph.known_names(name, known)}")
-        cut, index = found
-        name, path = spec[:cut], spec[cut + 1 :]
-        if index in given:
-            raise UserError(f"--input '{spec}': input '{name}' of {where} is given twice")
-        given[index] = load_array(path, f"--input '{name}'")
-    return given
 
 
 # -- output and timing -----------------------------------------------------------
@@ -295,7 +142,8 @@ def is_onnx_path(path: str) -> bool:
 
 def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="graph-run", description=__doc__.splitlines()[0].replace("``", ""))
-    p.add_argument("file", help="a graph-level .mlir file ('-': stdin) or an .onnx model")
+    p.add_argument("file", help="a graph-level .mlir file ('-': stdin) or an .onnx model "
+                   "(another extension: read as textual IR if it parses)")
     p.add_argument("--entry", help="the function to run (default: the only public one)")
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0xD1x...",
                    help="an .onnx input's shape, for its dynamic dimensions; repeatable")
@@ -333,6 +181,20 @@ def build_parser() -> argparse.ArgumentParser:
 # -- the steps ---------------------------------------------------------------------
 
 
+def reachable_functions(module: ModuleOp, entry: str) -> set[str]:
+    """``entry`` and the functions it refers to (calls), transitively."""
+    functions = {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
+    keep, todo = {entry}, [entry]
+    while todo:
+        fn = functions.get(todo.pop())
+        for op in fn.walk() if fn is not None else ():
+            for attr in (*op.properties.values(), *op.attributes.values()):
+                if isinstance(attr, SymbolRefAttr) and attr.root_reference.data not in keep:
+                    keep.add(attr.root_reference.data)
+                    todo.append(attr.root_reference.data)
+    return keep
+
+
 class Session:
     """One graph-run: parse, passes, lowering, LLVM compile, run, check."""
 
@@ -365,7 +227,7 @@ class Session:
         else:
             with open(path, "rb") as f:
                 data, name = f.read(), path
-        module = LocatedParser(self.ctx, decode_source(data), name).parse_module()
+        module = parse_by_content(name, data, lambda text: LocatedParser(self.ctx, text, name).parse_module())
         verify_located(module)
         self.timed("parse", start)
         return module
@@ -403,8 +265,9 @@ class Session:
         """The -O pipeline and the lowering, as ``graphopt.compile`` runs them
         (:func:`with_lowering`), then the LLVM compilation of ``module``."""
         from graphopt.runtime.executable import compile_llvm_module
-        for op in list(module.ops):  # compile the entry alone
-            if isinstance(op, func.FuncOp) and op.sym_name.data != name:
+        keep = reachable_functions(module, name)
+        for op in list(module.ops):  # compile the entry (and what it refers to) alone
+            if isinstance(op, func.FuncOp) and op.sym_name.data not in keep:
                 module.body.block.erase_op(op, safe_erase=False)
         timing = self.timing
         group = timing.begin("optimize and lower") if timing is not None else None
@@ -439,6 +302,7 @@ def run(argv: Sequence[str] | None) -> int:
         check_signature(fn)
     except LoweringError as err:
         raise UserError(str(err)) from None
+    check_sizes(fn, arguments=not args.inputs)
     expected_files = None
     given = named_inputs(args.input, fn)
     if args.inputs and is_onnx_path(args.file) and os.path.isdir(args.inputs):  # test_data_set_N/
@@ -470,6 +334,8 @@ def run(argv: Sequence[str] | None) -> int:
     start = time.perf_counter()
     try:
         outputs = compiled(*inputs)
+    except SizeError as err:  # an output or the workspace: name the function's place
+        raise attach_location(err, fn) from None
     except ValueError as err:
         raise InputError(str(err)) from None
     session.timed("run", start)

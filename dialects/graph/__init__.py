@@ -54,6 +54,7 @@ from .base import (
     check_static_tensor,
     I64_MAX,
     check_dims_fit_i64,
+    check_tensor_size,
     tensor_of,
     tensor_of_type,
 )

@@ -36,6 +36,7 @@ from xdsl.utils.exceptions import VerifyException
 from graphopt import rules
 from graphopt.dialects.fuse_pattern import FusePattern
 from graphopt.dialects.graph.properties import property_attributes, property_value
+from graphopt.memory_limits import nbytes, overflow_reason, size_message
 
 
 f32 = Float32Type()
@@ -246,7 +247,7 @@ class GraphOp(IRDLOperation):
         self.check_integer_arrays()
         for kind, values in (("operand", self.operands), ("result", self.results)):
             for idx, value in enumerate(values):
-                check_static_tensor(self.name, f"{kind} #{idx}", value.type)
+                check_static_tensor(self.name, f"{kind} #{idx}", value.type, value.name_hint)
         for idx, value in enumerate(self.operands):
             self.check_element_type(f"operand #{idx}", value.type)
         self.verify_extra()
@@ -284,12 +285,14 @@ class GraphOp(IRDLOperation):
             )
 
 
-def check_static_tensor(op_name: str, what: str, t: Attribute) -> None:
+def check_static_tensor(op_name: str, what: str, t: Attribute, name: str | None = None) -> None:
+    """A static tensor of a supported element type that fits in an array;
+    ``name`` is the value's SSA name, for the size error."""
     if not isinstance(t, TensorType):
         raise VerifyException(f"{op_name}: {what} must be a tensor, got {t}")
     if any(d < 0 for d in t.get_shape()):
         raise VerifyException(f"{op_name}: {what} must have a static shape, got {t}")
-    check_dims_fit_i64(f"{op_name}: {what}", t)
+    check_tensor_size(f"{op_name}: {what}", t, name)
     if t.element_type not in ALL_TYPES:
         raise VerifyException(
             f"{op_name}: {what} has unsupported element type {t.element_type}"
@@ -307,6 +310,23 @@ def check_dims_fit_i64(what: str, t: Attribute) -> None:
                 raise VerifyException(
                     f"{what}: dimension {d} of {t} does not fit in int64 (at most {I64_MAX})"
                 )
+
+
+def check_tensor_size(what: str, t: Attribute, name: str | None = None) -> None:
+    """Each dimension is an int64 and the byte size fits in an array
+    (``graphopt.memory_limits``): a type beyond them overflows on every
+    machine, so it is refused where it is written."""
+    check_dims_fit_i64(what, t)
+    if not isinstance(t, TensorType) or t.element_type not in _NUMPY_OF:
+        return
+    shape = t.get_shape()
+    if any(d < 0 for d in shape):
+        return
+    size = nbytes(shape, _NUMPY_OF[t.element_type].itemsize)
+    reason = overflow_reason(size)
+    if reason is not None:
+        value = f"%{name}, {t}" if name else str(t)
+        raise VerifyException(size_message(f"{what} ({value})", size, reason))
 
 
 def tensor_of(value: SSAValue) -> TensorType:

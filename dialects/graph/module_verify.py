@@ -5,8 +5,8 @@
 * SSA dominance in every region (``dominance``);
 * a ``func.func`` without a body is a declaration, which must be private
   (as MLIR requires): a public one would be an entry point with no code;
-* every dimension of a function signature fits in int64, as the per-op
-  verifiers check for the values the ops use;
+* every dimension of a function signature fits in int64, and its byte size
+  in an array, as the per-op verifiers check for the values the ops use;
 * the source names of a function's arguments and results (``graph.name``,
   see ``names``) are non-empty strings, distinct among the arguments and
   among the results.
@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import VerifyException
 
-from graphopt.dialects.graph.base import check_dims_fit_i64
+from graphopt.dialects.graph.base import check_tensor_size
 from graphopt.dialects.graph.dominance import ModuleVerifyError, verify_dominance
 from graphopt.dialects.graph.names import check_interface_names
 
@@ -35,10 +35,12 @@ def _check_function(fn: func.FuncOp) -> None:
                 "(func.func private @name(...)); give it a body to define it",
             )
     signature = fn.function_type
+    arg_names = [a.name_hint for a in fn.body.blocks[0].args] if fn.body.blocks else []
     for kind, types in (("argument", signature.inputs.data), ("result", signature.outputs.data)):
         for index, t in enumerate(types):
+            hint = arg_names[index] if kind == "argument" and index < len(arg_names) else None
             try:
-                check_dims_fit_i64(f"{name}: {kind} #{index}", t)
+                check_tensor_size(f"{name}: {kind} #{index}", t, hint)
             except VerifyException as err:
                 raise ModuleVerifyError(fn, str(err)) from None
     try:

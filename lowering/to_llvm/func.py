@@ -45,7 +45,8 @@ class FuncPattern(RewritePattern):
             [llvm_type(t) for t in ft.inputs.data], _single_result(ft.outputs.data, f"@{name}")
         )
         private = op.sym_visibility is not None and op.sym_visibility.data == "private"
-        linkage = "internal" if private and op.body.blocks else "external"
+        declaration = not op.body.blocks
+        linkage = "internal" if private and not declaration else "external"
         body = Region()
         if op.body.blocks:
             retype_block_arguments(rewriter, op.body.blocks[0])
@@ -55,6 +56,8 @@ class FuncPattern(RewritePattern):
             name, fn_type, linkage=llvm.LinkageAttr(linkage), body=body,
             other_props=props, extra_attrs=dict(op.attributes),
         )  # fmt: skip
+        if declaration:  # an external symbol: diagnostics about it point at its source
+            new.location = op.location
         rewriter.replace(op, [new], [])
 
 

@@ -9,7 +9,7 @@ from graphopt.runtime.compile import compile as compile_module
 from graphopt.runtime.compile import parse_text
 from graphopt.errors import ArgumentError
 from graphopt.diagnostics import UserError
-from graphopt.tools.graph_run import random_inputs
+from graphopt.tools.run_inputs import random_inputs
 
 SOURCE = """
 func.func @f(%a: tensor<1024x1024xf32>, %b: tensor<8xi32>, %c: tensor<8xi1>, %d: tensor<4xf64>)

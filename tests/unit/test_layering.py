@@ -29,9 +29,9 @@ FOLDERS = {
 #: built-in passes and dialects, and which the runtime loads) between lowering
 #: and runtime, and the user-facing glue at the top.
 LAYERS: list[tuple[str, ...]] = [
-    ("graphopt", "graphopt.errors", "graphopt.rules"),  # the package root imports only errors
+    ("graphopt", "graphopt.errors", "graphopt.rules", "graphopt.output_files", "graphopt.memory_limits"),  # the package root imports only errors
     ("graphopt.dialects",),
-    ("graphopt.diagnostics",),  # locates verifier errors: needs the dialects' verifiers
+    ("graphopt.diagnostics", "graphopt.input_formats"),  # locates verifier errors: needs the dialects' verifiers
     ("graphopt.transforms",),
     ("graphopt.lowering",),
     ("graphopt.plugin_guards", "graphopt.plugins"),

@@ -33,6 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from graphopt.diagnostics import attach_location
 from graphopt.dialects.graph import CopyOp
+from graphopt.memory_limits import overflow_reason, size_message
 from graphopt.transforms.levels import GRAPH, op_location, require_level
 from graphopt.transforms.memory.liveness import Kind, Program, align, program_of, step_ops
 from graphopt.transforms.memory.plan_attr import OFFSETS_KEY, WORKSPACE_KEY, read_plan, write_plan
@@ -109,30 +110,30 @@ def plan_function(
         program = program_of(fn)
         check_addressable(fn, program)
         result = plan_program(program, strategy, inplace, hill_climb)
-    if result.workspace > I64_MAX:
-        raise DiagnosticException(
-            f"plan-memory: @{fn.sym_name.data} needs a workspace of {result.workspace} bytes, "
-            f"more than int64 offsets can address ({I64_MAX})"
+    reason = overflow_reason(result.workspace)
+    if reason is not None:  # each value fits, but those alive at once do not
+        raise attach_location(
+            DiagnosticException(
+                size_message(f"plan-memory: the workspace of @{fn.sym_name.data}", result.workspace, reason)
+            ),
+            fn,
         )
     write_plan(fn, result.offsets, result.workspace)
     return program, result, t.seconds
-
-
-I64_MAX = (1 << 63) - 1
 
 
 def check_addressable(fn: func.FuncOp, program: Program) -> None:
     """Every intermediate's byte size (rounded to the alignment) fits in the
     int64 offsets the plan records; else one diagnostic at the producer."""
     for tensor in program.tensors.values():
-        if tensor.kind is Kind.INTERNAL and tensor.size > I64_MAX:
+        reason = overflow_reason(tensor.size) if tensor.kind is Kind.INTERNAL else None
+        if reason is not None:
             value = tensor.key
             owner = value.owner if isinstance(value, SSAValue) else None
             name = f"%{value.name_hint} " if isinstance(value, SSAValue) and value.name_hint else ""
             where = op_location(owner) if isinstance(owner, Operation) else "an op"
             raise DiagnosticException(
-                f"plan-memory: @{fn.sym_name.data}: {name}({where}, {value.type}) needs "
-                f"{tensor.size} bytes, more than int64 workspace offsets can address ({I64_MAX})"
+                size_message(f"plan-memory: @{fn.sym_name.data}: {name}({where}, {value.type})", tensor.size, reason)
             )
 
 

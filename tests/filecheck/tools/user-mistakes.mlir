@@ -1,6 +1,7 @@
 // A user's mistakes get one diagnostic naming the problem and what to do,
 // never an internal error.
-// Any extension, or none, is read as MLIR (as mlir-opt does).
+// Any extension, or none, is read as MLIR when it parses (unknown-extension.mlir
+// has the files that do not).
 // RUN: cp %s %t.txt && graph-opt %t.txt | filecheck %s --check-prefix=EXT
 // RUN: cp %s %t-noext && graph-opt %t-noext | filecheck %s --check-prefix=EXT
 // EXT: func.func @f
