@@ -130,8 +130,9 @@ def test_strided_depthwise_conv_keeps_its_path() -> None:
 @pytest.mark.parametrize("const_b", [False, True])
 def test_equal_columns_of_b_give_bitwise_equal_columns(const_b: bool, m: int) -> None:
     """Every column of C is summed in the same order, the remainder panel's
-    too (N = 1000 = 31 x 32 + 8, K = 1024 blocked): a softmax over such logits
-    stays uniform, as the float64 reference is."""
+    too (N = 1000 = 31 x 32 + 8, K = 1024 blocked), and in the matrix-vector
+    form (one row) the short last vector's: a softmax over such logits stays
+    uniform, as the float64 reference is."""
     k, n = 1024, 1000
     x = rand(m, k)
     w = np.repeat(rand(k, 1), n, axis=1)
@@ -250,3 +251,49 @@ def test_pointwise_conv_row_tiles_outermost(n: int, c: int, h: int, w: int, o: i
     assert np.array_equal(outer, inner)
     check(outer, np.maximum(np.einsum("oc,nchw->nohw", ws[:, :, 0, 0], xs) + res, 0), c)
 
+
+def _gemv_kernel_ops(module) -> list:
+    lowered = module.clone()
+    run_pipeline(lowered, "O2")
+    lower_graph_to_loop(lowered)
+    return list(lowered.walk())
+
+
+# (batch, M, K, N): one row and two, K not a multiple of the 8 rows read at
+# once nor of the 128-row blocks, N not a multiple of any vector, batched.
+GEMV_SHAPES = [((), 1, 1100, 1003), ((), 2, 300, 77), ((3,), 1, 256, 200), ((2,), 2, 129, 140)]
+
+
+@pytest.mark.parametrize("batch,m,k,n", GEMV_SHAPES)
+@pytest.mark.parametrize("weights", ["input", "constant"])
+def test_matrix_vector_products_stream_b_in_place(batch, m, k, n, weights) -> None:
+    """One or two rows of A: B is read in place, row by row, with a prefetch
+    of the next rows, never packed (a constant B is passed as it is); a
+    vector epilogue (bias, relu) and a scalar one (tanh)."""
+    xs, ws, cs = rand(*batch, m, k), rand(*batch, k, n), rand(n)
+    want = np.einsum("...mk,...kn->...mn", xs.astype(np.float64), ws.astype(np.float64))
+    for epilogue in ("bias_relu", "tanh"):
+        b = GraphBuilder("f")
+        x = b.input(xs.shape, name="x")
+        w = b.constant(ws) if weights == "constant" else b.input(ws.shape, name="w")
+        y = b.matmul(x, w)
+        module = b.build(b.relu(b.add(y, b.constant(cs))) if epilogue == "bias_relu" else b.tanh(y))
+        ops = _gemv_kernel_ops(module)
+        assert any(op.name == "loop.prefetch" for op in ops)
+        assert not any(getattr(op, "sym_name", None) and "packed" in op.sym_name.data for op in ops)
+        args = (xs,) if weights == "constant" else (xs, ws)
+        ref = np.maximum(want + cs, 0) if epilogue == "bias_relu" else np.tanh(want)
+        check(graphopt.compile(module, opt_level=2)["f"](*args), ref, k)
+
+
+def test_matrix_vector_chunks_split_over_threads() -> None:
+    """More columns than a chunk (4096): the chunks run split over 2 threads,
+    with the same bits as on one; the last chunk is 8 columns."""
+    from threads_check import call_threaded, compile_threaded
+
+    k, n = 40, 4104
+    xs, ws = rand(1, k), rand(k, n)
+    b = GraphBuilder("f")
+    module = b.build(b.relu(b.matmul(b.input((1, k)), b.input((k, n)))))
+    (got,) = call_threaded(compile_threaded(module, opt_level=2), [xs, ws])
+    check(got, np.maximum(xs.astype(np.float64) @ ws, 0), k)
