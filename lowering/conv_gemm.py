@@ -13,7 +13,7 @@ with M = output pixels, N = output channels, K = Cg*KH*KW.  The kernel is
       for jb in panels of NR output channels:               (the outermost panel loop)
         B = the packed weight panel [K, NR]                 (compile time, or copied here)
         for oy in output rows:
-          for ox0 in tiles of up to MR pixels of the row (as even as can be):
+          for ox0 in tiles of up to MR pixels of the row (see pixel_tiles):
             for channel blocks:                               (blocked accumulation over K)
               acc[r][v] = 0
               for c in block: for ky: for kx (unrolled where the registers allow):
@@ -241,13 +241,18 @@ def plan_conv(conv: graph.Conv2dOp, constants: dict, target: Target) -> ConvPlan
 
 def pixel_tiles(width: int, mr: int) -> list[tuple[int, int, int]]:
     """A row of ``width`` pixels as ``(first pixel, tiles, pixels per tile)``
-    runs of tiles of at most ``mr`` pixels, as few tiles as possible and as
-    even as possible: rows of 7 in tiles of 6 as 4 + 3, not 6 + 1, whose two
-    accumulators would wait on the FMA latency.  Measured against full tiles
-    and a remainder, one thread: AVX2 3-8% faster (3x3 64->64 @13 0.141 ->
-    0.130 ms, 512@7 3.17 -> 3.05), AVX-512 equal within the noise but 9x9
-    (0.254 -> 0.232 ms)."""
-    tiles = -(-width // mr)
+    runs: tiles of ``mr`` pixels and a shorter last one, unless that one
+    would hold fewer than half a tile's rows -- too few accumulators to hide
+    the FMA latency -- then as few tiles as possible, as even as possible
+    (rows of 7 in tiles of 6 as 4 + 3, not 6 + 1).  Measured, one thread:
+    AVX2 3-8% faster (3x3 64->64 @13 0.141 -> 0.130 ms, 512@7 3.17 -> 3.05),
+    AVX-512 9x9 0.254 -> 0.232 ms; but with AVX-512 rows of 28 as 4 x 7
+    instead of 8 + 8 + 8 + 4 made the stride-2 grad_input 64@56 15% slower,
+    so a remainder of half a tile or more stays."""
+    full, rem = divmod(width, mr)
+    if rem == 0 or 2 * rem >= mr:
+        return [r for r in ((0, full, mr), (full * mr, 1, rem)) if r[1] and r[2]]
+    tiles = full + 1
     small, extra = divmod(width, tiles)
     runs = [(0, extra, small + 1), (extra * (small + 1), tiles - extra, small)]
     return [r for r in runs if r[1]]
