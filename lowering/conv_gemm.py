@@ -10,17 +10,25 @@ with M = output pixels, N = output channels, K = Cg*KH*KW.  The kernel is
 
     xq = padded, stride-phase-split copy of x[n]            (once per call)
     for g in groups:
-      for jb in panels of NR = 32 output channels:          (the outermost panel loop)
-        B = the packed weight panel [K, 32]                 (compile time, or copied here)
+      for jb in panels of NR output channels:               (the outermost panel loop)
+        B = the packed weight panel [K, NR]                 (compile time, or copied here)
         for oy in output rows:
-          for ox0 in tiles of MR = 7 or 8 pixels of the row (+ one shorter tile):
+          for ox0 in tiles of up to MR pixels of the row (see pixel_tiles):
             for channel blocks:                               (blocked accumulation over K)
               acc[r][v] = 0
-              for c in block: for (ky, kx) (unrolled):
-                acc[r][v] = fma(bcast(xq[c, phase, oy + qy, ox0 + r + qx]), B[k, 16v], acc[r][v])
-              T[r][16v] += acc[r][v]                        (via a mid-level sum when many)
+              for c in block: for ky: for kx (unrolled where the registers allow):
+                acc[r][v] = fma(bcast(xq[c, phase, oy + qy, ox0 + r + qx]), B[k, L v], acc[r][v])
+              T[r][L v] += acc[r][v]                        (via a mid-level sum when many)
             out[n, o, oy, ox0 ..] = epilogue(T'[o - o0])     (T transposed in registers:
                                                               a vector of pixels per channel)
+
+The tile is the target's (``register_tile.GemmTile``): vectors of L lanes,
+NR = 2L output channels, MR pixels -- 8 x 32 with AVX-512 (7 x 32 on rows
+of a multiple of 7 pixels, 14 accumulators), 6 x 16 with AVX2 (rows of 7
+pixels would need 17 of its 16 registers), 8 x 8 with NEON.  The taps of a
+kernel row read overlapping pixels, which LLVM loads once for them all;
+where those broadcasts do not fit next to the tile (AVX2, see
+:func:`row_taps_fit`) the columns of taps are a loop too.
 
 ``xq[c, (py, px), i, j] = xpad[c, i*sy + py, j*sx + px]``: a stride-``s`` tap
 ``ky*dy = qy*sy + py`` reads row ``oy + qy`` of phase ``py``, so every tap reads
@@ -61,12 +69,12 @@ from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.lowering.parallel_split import parallel_copy, split_panels
-from graphopt.lowering.register_tile import TRANSPOSE_ROWS, VectorEpilogue, store_from_tile, transpose_tile
+from graphopt.lowering.register_tile import (
+    TRANSPOSE_ROWS, GemmTile, VectorEpilogue, store_from_tile, transpose_tile, transposes,
+)
 from graphopt.lowering.to_llvm.cf import wants_llvm_unrolling
+from graphopt.target import Target
 
-LANES = 16
-MR = 8
-NR = 32
 #: Products summed from zero before they are added to the tile.
 BLOCK_PRODUCTS = 128
 #: More blocks than this are summed in two levels: the sums of about
@@ -84,9 +92,10 @@ MIN_FLOP_VOLUME = 32 * 32 * 32
 #: Kernels with more taps than this loop over the kernel rows (code size).
 UNROLL_TAPS = 1
 #: Pixels per tile when they divide the row (rows of 56, 28, 14, 7: no short
-#: tile).  Measured, one thread, interleaved against tiles of 8: 3x3 64@56
-#: 2.07 -> 1.78 ms, stride-2 128@56 2.36 -> 2.07, the others equal; 7 pixels
-#: x 4 vectors (28 accumulators) spilled and ran 20-34% slower.
+#: tile) and their accumulators fit the registers.  Measured with AVX-512,
+#: one thread, interleaved against tiles of 8: 3x3 64@56 2.07 -> 1.78 ms,
+#: stride-2 128@56 2.36 -> 2.07, the others equal; 7 pixels x 4 vectors (28
+#: accumulators) spilled and ran 20-34% slower.
 ROW_MR = 7
 #: The fused epilogue on vectors of the transposed tile (off only to measure).
 TRANSPOSED_EPILOGUE = True
@@ -114,6 +123,7 @@ class ConvPlan:
     stride: tuple[int, int]
     pad: tuple[int, int]
     dilation: tuple[int, int]
+    tile: GemmTile  # the target's register tile (NR: the packed panels' width)
     packed: SSAValue | None = None
     taps: list[tuple[int, int, int, int, int]] = field(default_factory=list)  # (ky, kx, slot, qy, qx)
     phases: list[tuple[int, int]] = field(default_factory=list)
@@ -121,9 +131,13 @@ class ConvPlan:
     wq: int = 0
     nx: int = 1  # column phases
     loop_ky: bool = False
+    loop_kx: bool = False  # every tap a loop, the columns too (see ``row_taps_fit``)
     depthwise: bool = False
-    mr: int = MR  # pixels per register tile
+    mr: int = 0  # pixels per register tile (0: the tile's MR rows)
     block_products: int = BLOCK_PRODUCTS  # products summed from zero per block
+
+    def __post_init__(self) -> None:
+        self.mr = self.mr or self.tile.rows
 
     @property
     def k(self) -> int:
@@ -131,7 +145,7 @@ class ConvPlan:
 
     @property
     def panels(self) -> int:
-        return -(-self.og // NR)
+        return -(-self.og // self.tile.cols)
 
     def conv_weight(self, w: np.ndarray) -> np.ndarray:
         """The ``[O, Cg, KH, KW]`` weight of this conv from the anchor's weight
@@ -156,7 +170,7 @@ class ConvPlan:
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
         """The weight as ``[groups, panels, K, NR]``, zero-padded: read-only global."""
         w = np.asarray(const.reference()[0], dtype=np.float32)
-        return readonly_global(name, pack_conv_weight(self.conv_weight(w), self.groups))
+        return readonly_global(name, pack_conv_weight(self.conv_weight(w), self.groups, self.tile.cols))
 
 
 def readonly_global(name: str, packed: np.ndarray) -> memref.GlobalOp:
@@ -165,15 +179,16 @@ def readonly_global(name: str, packed: np.ndarray) -> memref.GlobalOp:
     return memref.GlobalOp.get(StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64)
 
 
-def pack_conv_weight(w: np.ndarray, groups: int) -> np.ndarray:
-    """``w[O, Cg, KH, KW]`` as ``[G, ceil(Og/NR), Cg*KH*KW, NR]``: per group the
-    GEMM's B = w_g reshaped ``[Og, K]`` transposed, cut into zero-padded panels."""
+def pack_conv_weight(w: np.ndarray, groups: int, nr: int) -> np.ndarray:
+    """``w[O, Cg, KH, KW]`` as ``[G, ceil(Og/nr), Cg*KH*KW, nr]``: per group the
+    GEMM's B = w_g reshaped ``[Og, K]`` transposed, cut into zero-padded
+    panels of the tile's ``nr`` columns."""
     o, cg, kh, kw = w.shape
     og = o // groups
-    panels = -(-og // NR)
-    out = np.zeros((groups, panels * NR, cg * kh * kw), dtype=np.float32)
+    panels = -(-og // nr)
+    out = np.zeros((groups, panels * nr, cg * kh * kw), dtype=np.float32)
     out[:, :og, :] = w.reshape(groups, og, cg * kh * kw)
-    return np.ascontiguousarray(out.reshape(groups, panels, NR, -1).transpose(0, 1, 3, 2))
+    return np.ascontiguousarray(out.reshape(groups, panels, nr, -1).transpose(0, 1, 3, 2))
 
 
 def _set_phases_and_taps(plan: "ConvPlan") -> tuple[list[int], list[int]]:
@@ -195,7 +210,7 @@ def _set_phases_and_taps(plan: "ConvPlan") -> tuple[list[int], list[int]]:
     return ys, xs
 
 
-def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
+def plan_conv(conv: graph.Conv2dOp, constants: dict, target: Target) -> ConvPlan | None:
     """A :class:`ConvPlan` for an f32 conv the implicit GEMM suits, else None."""
     n_img, c, h, w = tensor_of(conv.input).get_shape()
     o, cg, kh, kw = tensor_of(conv.weight).get_shape()
@@ -206,19 +221,52 @@ def plan_conv(conv: graph.Conv2dOp, constants: dict) -> ConvPlan | None:
         return None
     (sy, sx), (pt, pl), (dy, dx) = conv.stride_values, conv.pad_values[:2], conv.dilation_values
     const = constants.get(conv.weight)
+    tile = GemmTile.for_target(target)
     plan = ConvPlan(
         conv, conv.input, conv.weight, const is not None,
-        groups, n_img, c, h, w, og, cg, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
+        groups, n_img, c, h, w, og, cg, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx), tile,
     )  # fmt: skip
-    ys, _ = _set_phases_and_taps(plan)
+    ys, xs = _set_phases_and_taps(plan)
     # Rows of taps run as a loop over ky (kx unrolled) when the row phase of
     # tap ky is its own index: less code than unrolling every tap.
     plan.loop_ky = kh > 1 and kh * kw > UNROLL_TAPS and ys == list(range(len(ys)))
     if c * len(plan.phases) * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
         return None
-    if ow % ROW_MR == 0:
+    if ow % ROW_MR == 0 and tile.rows_fit(ROW_MR):
         plan.mr = ROW_MR
+    in_order = ys == list(range(len(ys))) and xs == list(range(len(xs)))
+    plan.loop_kx = kw > 1 and in_order and not row_taps_fit(tile, plan.mr, kw)
     return plan
+
+
+def pixel_tiles(width: int, mr: int) -> list[tuple[int, int, int]]:
+    """A row of ``width`` pixels as ``(first pixel, tiles, pixels per tile)``
+    runs: tiles of ``mr`` pixels and a shorter last one, unless that one
+    would hold fewer than half a tile's rows -- too few accumulators to hide
+    the FMA latency -- then as few tiles as possible, as even as possible
+    (rows of 7 in tiles of 6 as 4 + 3, not 6 + 1).  Measured, one thread:
+    AVX2 3-8% faster (3x3 64->64 @13 0.141 -> 0.130 ms, 512@7 3.17 -> 3.05),
+    AVX-512 9x9 0.254 -> 0.232 ms; but with AVX-512 rows of 28 as 4 x 7
+    instead of 8 + 8 + 8 + 4 made the stride-2 grad_input 64@56 15% slower,
+    so a remainder of half a tile or more stays."""
+    full, rem = divmod(width, mr)
+    if rem == 0 or 2 * rem >= mr:
+        return [r for r in ((0, full, mr), (full * mr, 1, rem)) if r[1] and r[2]]
+    tiles = full + 1
+    small, extra = divmod(width, tiles)
+    runs = [(0, extra, small + 1), (extra * (small + 1), tiles - extra, small)]
+    return [r for r in runs if r[1]]
+
+
+def row_taps_fit(tile: GemmTile, rows: int, taps: int) -> bool:
+    """Whether a row of ``taps`` taps, unrolled, keeps a tile of ``rows``
+    pixels in registers.  LLVM loads each of the ``rows + taps - 1`` pixels
+    the row's taps read once and keeps it for every tap that reads it: with
+    AVX-512's 32 registers 10 broadcasts join the 16 accumulators of an 8-pixel
+    tile; AVX2's 16 hold 12 accumulators, two B vectors and two more -- the
+    rest spilled (3x3 256@14 ran at half the GEMM rate), so there the taps of
+    a row are a loop: one tap, its 2 B vectors and its broadcasts at a time."""
+    return rows * tile.vectors + tile.vectors + rows + taps - 1 <= tile.registers
 
 
 def channel_block(cg: int, taps: int, products: int = BLOCK_PRODUCTS) -> int:
@@ -241,23 +289,26 @@ def idx_plus(em: KernelEmitter, a: SSAValue, c: int) -> SSAValue:
     return em.idx_add(a, em.index(c)) if c else a
 
 
-def store_tile(em: KernelEmitter, buf: SSAValue, rows: int, nvec: int, value: Callable[[int], SSAValue]) -> None:
-    """``buf[r, 16 v] = value(r * nvec + v)`` over a tile of ``rows`` x ``nvec`` vectors."""
+def store_tile(
+    em: KernelEmitter, buf: SSAValue, rows: int, nvec: int, lanes: int, value: Callable[[int], SSAValue]
+) -> None:
+    """``buf[r, lanes v] = value(r * nvec + v)`` over a tile of ``rows`` x ``nvec`` vectors."""
     for r in range(rows):
         for v in range(nvec):
-            em.vstore(value(r * nvec + v), buf, [em.index(r), em.index(v * LANES)])
+            em.vstore(value(r * nvec + v), buf, [em.index(r), em.index(v * lanes)])
 
 
 def add_to_tile(
-    em: KernelEmitter, buf: SSAValue, rows: int, nvec: int,
+    em: KernelEmitter, buf: SSAValue, rows: int, nvec: int, lanes: int,
     addend: Callable[[int, list[SSAValue]], SSAValue], at: Callable[[int, int], list[SSAValue]] | None = None,
 ) -> None:  # fmt: skip
-    """``buf[at(r, v)] += addend(r * nvec + v, at(r, v))`` over a tile (``at``
-    by default ``[r, 16 v]``), the addend evaluated first."""
-    vt = VectorType(f32, [LANES])
+    """``buf[at(r, v)] += addend(r * nvec + v, at(r, v))`` over a tile of
+    vectors of ``lanes`` (``at`` by default ``[r, lanes v]``), the addend
+    evaluated first."""
+    vt = VectorType(f32, [lanes])
     for r in range(rows):
         for v in range(nvec):
-            where = [em.index(r), em.index(v * LANES)] if at is None else at(r, v)
+            where = [em.index(r), em.index(v * lanes)] if at is None else at(r, v)
             x = addend(r * nvec + v, where)
             em.vstore(em.addf(em.vload(buf, where, vt), x), buf, where)
 
@@ -268,12 +319,23 @@ def _ranges(lo: int, hi: int, extent: int) -> tuple[int, int]:
 
 
 def tap_reads(
-    em: KernelEmitter, plan: ConvPlan, c: SSAValue, ky: SSAValue | None, oy: SSAValue
-) -> list[tuple[SSAValue, SSAValue, SSAValue, int]]:
+    em: KernelEmitter, plan: ConvPlan, c: SSAValue, ky: SSAValue | None, oy: SSAValue, kx: SSAValue | None = None
+) -> list[tuple[SSAValue, SSAValue, SSAValue, int | SSAValue]]:
     """``(k, row, phase slot, column offset)`` into ``xq`` of each tap of
     channel ``c`` for output row ``oy``: every tap, or with ``plan.loop_ky``
-    the taps of kernel row ``ky`` (one per column)."""
+    the taps of kernel row ``ky`` (one per column), or with ``kx`` too
+    (``plan.loop_kx``) the one tap ``(ky, kx)``, its column offset an index
+    (see :func:`tap_column`)."""
     ntaps, reads = len(plan.taps), []
+    if kx is not None:
+        assert ky is not None
+        k = em.idx_add(em.idx_add(em.idx_mul(c, ntaps), em.idx_mul(ky, plan.kw)), kx)
+        (sy, sx), yoff, xoff = plan.stride, em.idx_mul(ky, plan.dilation[0]), em.idx_mul(kx, plan.dilation[1])
+        py = em.idx_rem(yoff, sy) if sy > 1 else em.index(0)
+        px = em.idx_rem(xoff, sx) if sx > 1 else em.index(0)
+        slot = em.idx_add(em.idx_mul(py, plan.nx), px)
+        qy, qx = (em.idx_div(yoff, sy) if sy > 1 else yoff), (em.idx_div(xoff, sx) if sx > 1 else xoff)
+        return [(k, em.idx_add(oy, qy), slot, qx)]
     for t, (tky, tkx, slot, qy, qx) in enumerate(plan.taps):
         if ky is None:
             reads.append((idx_plus(em, em.idx_mul(c, ntaps), t), idx_plus(em, oy, qy), em.index(slot), qx))
@@ -283,6 +345,13 @@ def tap_reads(
             s_at = idx_plus(em, em.idx_mul(em.idx_rem(yoff, sy), plan.nx), slot) if sy > 1 else em.index(slot)
             reads.append((k, em.idx_add(oy, em.idx_div(yoff, sy)), s_at, qx))
     return reads
+
+
+def tap_column(em: KernelEmitter, ox0: SSAValue, qx: int | SSAValue, offset: int) -> SSAValue:
+    """Column ``ox0 + qx + offset`` of ``xq`` (``qx`` from :func:`tap_reads`)."""
+    if isinstance(qx, int):
+        return idx_plus(em, ox0, qx + offset)
+    return idx_plus(em, em.idx_add(ox0, qx), offset)
 
 
 def emit_padded_copy(em: KernelEmitter, plan: ConvPlan, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
@@ -340,21 +409,21 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
         return
 
     conv = plan.anchor
-    MR = plan.mr  # noqa: N806
+    mr, lanes, nr = plan.mr, plan.tile.lanes, plan.tile.cols
     x = em.sources[plan.a]
     wbuf = None if plan.pack_b else em.sources[plan.b]  # a packed weight is read from plan.packed only
-    vt = VectorType(f32, [LANES])
+    vt = VectorType(f32, [lanes])
     zero = em.scalar_constant(0.0, f32)
     zero_v = em.splat(zero, vt)
     xq = em.local_buffer([plan.c, len(plan.phases), plan.hq, plan.wq], f32)
-    tile = em.local_buffer([MR, NR], f32)
+    tile = em.local_buffer([mr, nr], f32)
     ntaps = len(plan.taps)
-    panel = None if plan.pack_b else em.local_buffer([plan.k, NR], f32)
+    panel = None if plan.pack_b else em.local_buffer([plan.k, nr], f32)
     cb = channel_block(plan.cg, ntaps, plan.block_products)
     nblocks, crem = divmod(plan.cg, cb)
     # Two-level sums of many blocks: about sqrt(blocks) block sums go into a
     # mid-level sum, which is then added to the tile.
-    mid = em.local_buffer([MR, NR], f32) if nblocks + (crem > 0) > TWO_LEVEL_BLOCKS else None
+    mid = em.local_buffer([mr, nr], f32) if nblocks + (crem > 0) > TWO_LEVEL_BLOCKS else None
     group = max(2, round((nblocks + (crem > 0)) ** 0.5))
 
     def copy_panel(g: SSAValue, o0: SSAValue, cols: int, width: int) -> None:
@@ -376,22 +445,22 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
     def b_vector(g: SSAValue, jb: SSAValue, k: SSAValue, v: int) -> SSAValue:
         if plan.pack_b:
-            return em.vload(plan.packed, [g, jb, k, em.index(v * LANES)], vt)
-        return em.vload(panel, [k, em.index(v * LANES)], vt)
+            return em.vload(plan.packed, [g, jb, k, em.index(v * lanes)], vt)
+        return em.vload(panel, [k, em.index(v * lanes)], vt)
 
     def micro_kernel(g, jb, oy, ox0, rows: int, nvec: int) -> None:
         """T[r][16v] = sum over K for the pixels ox0..ox0+rows-1 of row oy."""
         c_base = em.idx_mul(g, plan.cg)
-        store_tile(em, tile, rows, nvec, lambda _: zero_v)
+        store_tile(em, tile, rows, nvec, lanes, lambda _: zero_v)
 
         def block(c0: SSAValue, count: int, dst: SSAValue = tile) -> None:
-            def taps_at(c: SSAValue, ky: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
+            def taps_at(c: SSAValue, ky: SSAValue | None, kx: SSAValue | None, accs: list[SSAValue]) -> list[SSAValue]:
                 ch = em.idx_add(c_base, c)
                 nxt = list(accs)
-                for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy):
+                for k, i, s_at, qx in tap_reads(em, plan, c, ky, oy, kx):
                     bs = [b_vector(g, jb, k, v) for v in range(nvec)]
                     for r in range(rows):
-                        a = em.load_here(xq, [ch, s_at, i, idx_plus(em, ox0, qx + r)])
+                        a = em.load_here(xq, [ch, s_at, i, tap_column(em, ox0, qx, r)])
                         av = em.splat(a, vt)
                         for v in range(nvec):
                             nxt[r * nvec + v] = em.fma(av, bs[v], nxt[r * nvec + v])
@@ -399,11 +468,11 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
             def body(ivs, accs):
                 c = em.idx_add(c0, ivs[0])
-                return taps_at(c, ivs[1] if plan.loop_ky else None, accs)
+                return taps_at(c, ivs[1] if len(ivs) > 1 else None, ivs[2] if len(ivs) > 2 else None, accs)
 
-            extents = [count, plan.kh] if plan.loop_ky else [count]
+            extents = [count, plan.kh, plan.kw] if plan.loop_kx else [count, plan.kh] if plan.loop_ky else [count]
             accs = em.reduce(extents, [zero_v] * (rows * nvec), body)
-            add_to_tile(em, dst, rows, nvec, lambda i, _: accs[i])
+            add_to_tile(em, dst, rows, nvec, lanes, lambda i, _: accs[i])
 
         if mid is None:
             em.loop_blocks(plan.cg, cb, block)
@@ -411,21 +480,24 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
         def group_of_blocks(c0: SSAValue, count: int) -> None:
             """``mid`` = the sum of up to ``group`` block sums; tile += mid."""
-            store_tile(em, mid, rows, nvec, lambda _: zero_v)
+            store_tile(em, mid, rows, nvec, lanes, lambda _: zero_v)
             em.loop_blocks(count, cb, lambda c1, n: block(em.idx_add(c0, c1), n, mid))
-            add_to_tile(em, tile, rows, nvec, lambda _, at: em.vload(mid, at, vt))
+            add_to_tile(em, tile, rows, nvec, lanes, lambda _, at: em.vload(mid, at, vt))
 
         em.loop_blocks(plan.cg, group * cb, group_of_blocks)
 
-    vector_epilogue = VectorEpilogue.plan(conv, root, em.sources, (3,)) if TRANSPOSED_EPILOGUE and plan.rows_contiguous else None
-    tile_t = em.local_buffer([NR * TRANSPOSE_ROWS], f32) if vector_epilogue is not None else None
+    vector_epilogue = (
+        VectorEpilogue.plan(conv, root, em.sources, (3,))
+        if TRANSPOSED_EPILOGUE and plan.rows_contiguous and transposes(lanes) else None
+    )  # fmt: skip
+    tile_t = em.local_buffer([nr * TRANSPOSE_ROWS], f32) if vector_epilogue is not None else None
 
     def epilogue(n, g, o0, oy, ox0, rows: int, cols: int) -> None:
         """out[n, g*Og + o0 + col, oy, ox0 + r] = root there, the tile feeding
         the conv: on the transposed tile, a vector of the tile's pixels per
         channel, when every epilogue op runs on vectors, else per element."""
         if vector_epilogue is not None:
-            transpose_tile(em, tile, tile_t, rows, -(-cols // LANES))
+            transpose_tile(em, tile, tile_t, rows, -(-cols // lanes), lanes)
             vt_rows = VectorType(f32, [rows])
 
             def v_body(col):
@@ -446,23 +518,19 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 
         em.loop(cols, c_body)
 
-    full_tiles, rem = divmod(plan.ow, MR)
-    full_panels, tail = divmod(plan.og, NR)
+    full_panels, tail = divmod(plan.og, nr)
     by_panels = split_panels(plan.oh, full_panels, plan.og * plan.k, plan.cg * len(plan.phases) * plan.hq * plan.wq)
 
     def rows_of(n, g, jb, o0, nvec: int, cols: int) -> None:
         def oy_body(oy):
-            def tile_body(t):
-                ox0 = em.idx_mul(t, MR)
-                micro_kernel(g, jb, oy, ox0, MR, nvec)
-                epilogue(n, g, o0, oy, ox0, MR, cols)
+            for first, count, rows in pixel_tiles(plan.ow, mr):
 
-            if full_tiles:
-                em.loop(full_tiles, tile_body)
-            if rem:
-                ox0 = em.index(full_tiles * MR)
-                micro_kernel(g, jb, oy, ox0, rem, nvec)
-                epilogue(n, g, o0, oy, ox0, rem, cols)
+                def tile_body(t, first=first, rows=rows):
+                    ox0 = idx_plus(em, em.idx_mul(t, rows), first)
+                    micro_kernel(g, jb, oy, ox0, rows, nvec)
+                    epilogue(n, g, o0, oy, ox0, rows, cols)
+
+                em.loop(count, tile_body)
 
         em.loop(plan.oh, oy_body, parallel=True)
 
@@ -470,18 +538,18 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
         """The outermost loop over N panels (output channels of group g)."""
 
         def full(jb):
-            o0 = em.idx_mul(jb, NR)
+            o0 = em.idx_mul(jb, nr)
             if not plan.pack_b:
-                copy_panel(g, o0, NR, NR)
-            rows_of(n, g, jb, o0, NR // LANES, NR)
+                copy_panel(g, o0, nr, nr)
+            rows_of(n, g, jb, o0, nr // lanes, nr)
 
         if full_panels:
             em.loop(full_panels, full, parallel=by_panels)
         if tail:
-            nvec = -(-tail // LANES)
-            o0 = em.index(full_panels * NR)
+            nvec = -(-tail // lanes)
+            o0 = em.index(full_panels * nr)
             if not plan.pack_b:
-                copy_panel(g, o0, tail, nvec * LANES)
+                copy_panel(g, o0, tail, nvec * lanes)
             rows_of(n, g, em.index(full_panels), o0, nvec, tail)
 
     def image(n):
@@ -499,15 +567,16 @@ def emit_conv_gemm(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
 DW_VECS = 4
 
 
-def plan_depthwise(conv: graph.Conv2dOp) -> ConvPlan | None:
+def plan_depthwise(conv: graph.Conv2dOp, target: Target) -> ConvPlan | None:
     """A depthwise conv (one input and one output channel per group): each
-    output row is a few vectors of 16 pixels accumulated over the taps in
-    registers, reading the same padded, phase-split copy as the GEMM form,
-    one channel at a time."""
+    output row is a few vectors of the target's lanes of pixels accumulated
+    over the taps in registers, reading the same padded, phase-split copy as
+    the GEMM form, one channel at a time."""
+    tile = GemmTile.for_target(target)
     n_img, c, h, w = tensor_of(conv.input).get_shape()
     o, cg, kh, kw = tensor_of(conv.weight).get_shape()
     _, _, oh, ow = tensor_of(conv.result).get_shape()
-    if conv.group_count != c or o != c or cg != 1 or ow < LANES // 2 or oh * ow * c * kh * kw < MIN_FLOP_VOLUME:
+    if conv.group_count != c or o != c or cg != 1 or ow < tile.lanes // 2 or oh * ow * c * kh * kw < MIN_FLOP_VOLUME:
         return None
     if conv.stride_values != (1, 1):
         # Measured: with stride 2 the phase-split copy (a strided gather)
@@ -516,11 +585,11 @@ def plan_depthwise(conv: graph.Conv2dOp) -> ConvPlan | None:
     (sy, sx), (pt, pl), (dy, dx) = conv.stride_values, conv.pad_values[:2], conv.dilation_values
     plan = ConvPlan(
         conv, conv.input, conv.weight, False,
-        c, n_img, c, h, w, 1, 1, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx),
+        c, n_img, c, h, w, 1, 1, kh, kw, oh, ow, (sy, sx), (pt, pl), (dy, dx), tile,
     )  # fmt: skip
     _set_phases_and_taps(plan)
     # Whole vectors of every row stay inside the row (zero columns past it).
-    plan.wq = -(-ow // LANES) * LANES + max(t[4] for t in plan.taps)
+    plan.wq = -(-ow // tile.lanes) * tile.lanes + max(t[4] for t in plan.taps)
     plan.depthwise = True
     if len(plan.phases) * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:  # one channel
         return None
@@ -538,12 +607,13 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
     MobileNetV2 ran slower on 2 threads than on 1 with the copy serial)."""
     conv = plan.anchor
     x = em.sources[plan.a]
-    vt = VectorType(f32, [LANES])
+    lanes = plan.tile.lanes
+    vt = VectorType(f32, [lanes])
     zero_v = em.splat(em.scalar_constant(0.0, f32), vt)
     xq = em.local_buffer([1, len(plan.phases), plan.hq, plan.wq], f32)
     c0 = em.index(0)
-    tile = em.local_buffer([DW_VECS * LANES], f32)
-    width = DW_VECS * LANES
+    tile = em.local_buffer([DW_VECS * lanes], f32)
+    width = DW_VECS * lanes
     full, rest = divmod(plan.ow, width)
 
     def row_tile(n, c, oy, x0: SSAValue, nvec: int, cols: int, weights) -> None:
@@ -551,10 +621,10 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
         for t, (_ky, _kx, slot, qy, qx) in enumerate(plan.taps):
             i = idx_plus(em, oy, qy)
             for v in range(nvec):
-                a = em.vload(xq, [c0, em.index(slot), i, idx_plus(em, x0, qx + v * LANES)], vt)
+                a = em.vload(xq, [c0, em.index(slot), i, idx_plus(em, x0, qx + v * lanes)], vt)
                 accs[v] = em.fma(a, weights[t], accs[v])
         for v in range(nvec):
-            em.vstore(accs[v], tile, [em.index(v * LANES)])
+            em.vstore(accs[v], tile, [em.index(v * lanes)])
 
         def r_body(r):
             store_from_tile(em, root, out, (conv, (n, c, oy, em.idx_add(x0, r)), tile, r))
@@ -574,7 +644,7 @@ def emit_depthwise(em: KernelEmitter, plan: ConvPlan, root: SSAValue, out: SSAVa
             if full:
                 em.loop(full, lambda t: row_tile(n, c, oy, em.idx_mul(t, width), DW_VECS, width, weights))
             if rest:
-                row_tile(n, c, oy, em.index(full * width), -(-rest // LANES), rest, weights)
+                row_tile(n, c, oy, em.index(full * width), -(-rest // lanes), rest, weights)
 
         em.loop(plan.oh, oy_body)
 

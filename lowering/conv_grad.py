@@ -20,10 +20,14 @@ NaN), and the kernel runs the scalar loops instead when it holds one.
 im2col(x)[P, Cg*KH*KW]``, summed over the pixels ``P = N*OH*OW``:
 
     xq = padded, phase-split copy of x[n]; gT[p, f] = g[n, f, p]   (per image)
-    for panels of 32 filters, tiles of 8 channels (parallel), taps (ky, kx):
-      for blocks of output rows:  acc[r][v] = sum_p fma(bcast(xq[c0 + r, tap at p]), gT[p, 16v], acc)
-        S[c0 + r, ky, kx, 16v] += acc                              (blocked sums)
+    for panels of NR filters, tiles of MR channels (parallel), taps (ky, kx):
+      for blocks of output rows:  acc[r][v] = sum_p fma(bcast(xq[c0 + r, tap at p]), gT[p, L v], acc)
+        S[c0 + r, ky, kx, L v] += acc                              (blocked sums)
     dw[f, c, ky, kx] = epilogue(S[g, c, ky, kx, f])
+
+MR x NR and the L lanes are the target's register tile
+(``register_tile.GemmTile``: 8 x 32 with AVX-512, 6 x 16 with AVX2), as for
+the forward conv.
 
 Each element is summed in the same order for any thread count (the threads
 split the channel tiles, never a sum), so results are bitwise equal.
@@ -44,11 +48,11 @@ from xdsl.ir import Block, Region, SSAValue
 from graphopt import rules
 from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
-from graphopt.lowering.conv_gemm import LANES, MAX_XQ_BYTES, MIN_FLOP_VOLUME, MIN_OG, MR, NR, ConvPlan, emit_conv_gemm
-from graphopt.lowering.conv_gemm import _set_phases_and_taps, add_to_tile, emit_padded_copy
+from graphopt.lowering.conv_gemm import MAX_XQ_BYTES, MIN_FLOP_VOLUME, MIN_OG, ConvPlan, emit_conv_gemm
+from graphopt.lowering.conv_gemm import _set_phases_and_taps, add_to_tile, emit_padded_copy, row_taps_fit
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
 from graphopt.lowering.kernel_emitter import KernelEmitter, Scope
-from graphopt.lowering.register_tile import store_from_tile
+from graphopt.lowering.register_tile import GemmTile, store_from_tile
 from graphopt.target import Target
 
 #: grad_filter: products (pixels) summed from zero before they are added to S.
@@ -153,6 +157,7 @@ def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict, target: Targe
         return None
     if op.weight in constants and not np.isfinite(constants[op.weight].reference()[0]).all():
         return None
+    tile = GemmTile.for_target(target)
     phases: list[TransposedConvPlan | tuple[int, int]] = []
     for ry in range(sy):
         kys, py, ddy = _phase_taps(kh, dy, sy, pt, ry)
@@ -164,13 +169,14 @@ def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict, target: Targe
             plan = TransposedConvPlan(
                 op, op.grad, op.weight, op.weight in constants and (sy, sx) == (1, 1),
                 groups, n_img, f, oh, ow, cg, f // groups, len(kys), len(kxs),
-                -(-(h - ry) // sy), -(-(w - rx) // sx), (1, 1), (py, px), (ddy, ddx),
+                -(-(h - ry) // sy), -(-(w - rx) // sx), (1, 1), (py, px), (ddy, ddx), tile,
             )  # fmt: skip
             plan.kys, plan.kxs, plan.phase = kys, kxs, (sy, ry, sx, rx)
             plan.block_products = GRAD_INPUT_BLOCK_PRODUCTS
             plan.runtime_weight = op.weight not in constants
             _set_phases_and_taps(plan)
             plan.loop_ky = plan.kh > 1
+            plan.loop_kx = plan.kw > 1 and not row_taps_fit(tile, plan.mr, plan.kw)
             if f * plan.hq * plan.wq * 4 > MAX_XQ_BYTES:
                 return None
             phases.append(plan)
@@ -182,32 +188,34 @@ def _plan_grad_input(op: graph.Conv2dGradInputOp, constants: dict, target: Targe
 def any_non_finite(em: KernelEmitter, weight: SSAValue) -> SSAValue:
     """An ``i1``: whether the buffer holds an inf or a NaN.  ``w - w`` is +0
     for every finite ``w``, NaN otherwise; the sum of those over the buffer,
-    in four vector accumulators, is NaN exactly when one is."""
+    in four vector accumulators of the target's lanes, is NaN exactly when
+    one is."""
     t = weight.type
     assert isinstance(t, MemRefType)
     n = prod(t.get_shape())
     flat = em.collapse(weight, (tuple(range(len(t.get_shape()))),))
-    vt = VectorType(f32, [LANES])
+    lanes = em.target.f32_lanes
+    vt = VectorType(f32, [lanes])
     zero_v = em.splat(em.scalar_constant(0.0, f32), vt)
 
     def diff(at: SSAValue, ty=vt) -> SSAValue:
         v = em.vload(flat, [at], ty) if ty is vt else em.load_here(flat, [at])
         return em.emit(arith.SubfOp(v, v)).results[0]
 
-    quads, rest = divmod(n // LANES, 4)
+    quads, rest = divmod(n // lanes, 4)
 
     def body(ivs, accs):
-        base = em.idx_mul(ivs[0], 4 * LANES)
-        return [em.addf(a, diff(em.idx_add(base, em.index(u * LANES)))) for u, a in enumerate(accs)]
+        base = em.idx_mul(ivs[0], 4 * lanes)
+        return [em.addf(a, diff(em.idx_add(base, em.index(u * lanes)))) for u, a in enumerate(accs)]
 
     accs = em.reduce([quads], [zero_v] * 4, body) if quads else [zero_v] * 4
     for u in range(rest):
-        accs[u] = em.addf(accs[u], diff(em.index((4 * quads + u) * LANES)))
-    lanes = em.local_buffer([LANES], f32)
-    em.vstore(em.addf(em.addf(accs[0], accs[1]), em.addf(accs[2], accs[3])), lanes, [em.index(0)])
-    s = em.load_here(lanes, [em.index(0)])
-    for i in [*range(1, LANES), *range(n - n % LANES, n)]:
-        s = em.addf(s, em.load_here(lanes, [em.index(i)]) if i < LANES else diff(em.index(i), f32))
+        accs[u] = em.addf(accs[u], diff(em.index((4 * quads + u) * lanes)))
+    lane_buf = em.local_buffer([lanes], f32)
+    em.vstore(em.addf(em.addf(accs[0], accs[1]), em.addf(accs[2], accs[3])), lane_buf, [em.index(0)])
+    s = em.load_here(lane_buf, [em.index(0)])
+    for i in [*range(1, lanes), *range(n - n % lanes, n)]:
+        s = em.addf(s, em.load_here(lane_buf, [em.index(i)]) if i < lanes else diff(em.index(i), f32))
     return em.emit(arith.CmpfOp(s, s, "uno")).results[0]
 
 
@@ -259,15 +267,16 @@ def _plan_grad_filter(op: graph.Conv2dGradFilterOp, constants: dict, target: Tar
     fg, cg = f // groups, c // groups
     if not MICRO_KERNELS or fg < MIN_OG or n_img * oh * ow * f * cg * kh * kw < MIN_FLOP_VOLUME or oh * ow == 0:
         return None
+    tile = GemmTile.for_target(target)
     plan = GradFilterPlan(
         op, op.input, op.grad, False,
-        groups, n_img, c, h, w, fg, cg, kh, kw, oh, ow, op.stride_values, op.pad_values[:2], op.dilation_values,
+        groups, n_img, c, h, w, fg, cg, kh, kw, oh, ow, op.stride_values, op.pad_values[:2], op.dilation_values, tile,
     )  # fmt: skip
     ys, xs = _set_phases_and_taps(plan)
     # The taps' phase slots are computed from (ky, kx): phases 0.. in order.
     if ys != list(range(len(ys))) or xs != list(range(len(xs))):
         return None
-    fpad = -(-fg // NR) * NR
+    fpad = -(-fg // tile.cols) * tile.cols
     if c * len(plan.phases) * plan.hq * plan.wq * 4 > MAX_XQ_BYTES or groups * oh * ow * fpad * 4 > MAX_XQ_BYTES:
         return None
     return plan if f * cg * kh * kw * fpad // fg * 4 <= MAX_XQ_BYTES else None
@@ -279,8 +288,9 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
     x, grad = em.sources[plan.a], em.sources[plan.b]
     (sy, sx), (dy, dx) = plan.stride, plan.dilation
     g_n, fg, cg, kh, kw, oh, ow = plan.groups, plan.og, plan.cg, plan.kh, plan.kw, plan.oh, plan.ow
-    fpad = -(-fg // NR) * NR
-    vt = VectorType(f32, [LANES])
+    lanes, mr, nr = plan.tile.lanes, plan.tile.rows, plan.tile.cols
+    fpad = -(-fg // nr) * nr
+    vt = VectorType(f32, [lanes])
     zero = em.scalar_constant(0.0, f32)
     zero_v = em.splat(zero, vt)
     xq = em.local_buffer([plan.c, len(plan.phases), plan.hq, plan.wq], f32)
@@ -289,7 +299,7 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
     rows_per_block = max(1, min(oh, BLOCK_PRODUCTS // ow))
 
     def vec_loop(extent: int, at) -> None:
-        em.loop(extent // LANES, lambda v: em.vstore(zero_v, *at(em.idx_mul(v, LANES))))
+        em.loop(extent // lanes, lambda v: em.vstore(zero_v, *at(em.idx_mul(v, lanes))))
 
     # S = 0; a zero-padded gT past the group's filters.
     em.loop(g_n, lambda g: em.loop(cg, lambda c: em.loop(kh, lambda i: em.loop(
@@ -313,7 +323,7 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
         em.loop(g_n * fg, filt)
 
     def micro_kernel(g, jb, c0: SSAValue, ky, kx, rows: int, nvec: int) -> None:
-        """S[g, c0 + r, ky, kx, 32jb + 16v] += the tile's sum over the pixels."""
+        """S[g, c0 + r, ky, kx, nr jb + lanes v] += the tile's sum over the pixels."""
         qy, py = em.idx_div(em.idx_mul(ky, dy), sy), em.idx_rem(em.idx_mul(ky, dy), sy)
         qx, px = em.idx_div(em.idx_mul(kx, dx), sx), em.idx_rem(em.idx_mul(kx, dx), sx)
         slot = em.idx_add(em.idx_mul(py, plan.nx), px)
@@ -323,7 +333,7 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
             def body(ivs, accs):
                 oy, ox = em.idx_add(oy0, ivs[0]), ivs[1]
                 p = em.idx_add(em.idx_mul(oy, ow), ox)
-                bs = [em.vload(gt, [g, p, em.idx_add(em.idx_mul(jb, NR), em.index(v * LANES))], vt) for v in range(nvec)]
+                bs = [em.vload(gt, [g, p, em.idx_add(em.idx_mul(jb, nr), em.index(v * lanes))], vt) for v in range(nvec)]
                 i, j = em.idx_add(oy, qy), em.idx_add(ox, qx)
                 nxt = list(accs)
                 for r in range(rows):
@@ -333,22 +343,22 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
                 return nxt
 
             accs = em.reduce([count, ow], [zero_v] * (rows * nvec), body)
-            add_to_tile(em, acc_buf, rows, nvec, lambda i, _: accs[i], lambda r, v: [
-                g, em.idx_add(c0, em.index(r)), ky, kx, em.idx_add(em.idx_mul(jb, NR), em.index(v * LANES))])
+            add_to_tile(em, acc_buf, rows, nvec, lanes, lambda i, _: accs[i], lambda r, v: [
+                g, em.idx_add(c0, em.index(r)), ky, kx, em.idx_add(em.idx_mul(jb, nr), em.index(v * lanes))])
 
         em.loop_blocks(oh, rows_per_block, block)
 
-    full_panels, tail = divmod(fg, NR)
-    tiles, rem = divmod(cg, MR)
+    full_panels, tail = divmod(fg, nr)
+    tiles, rem = divmod(cg, mr)
 
     def panel(g, jb, nvec: int) -> None:
         def taps(c0: SSAValue, rows: int) -> None:
             em.loop(kh, lambda ky: em.loop(kw, lambda kx: micro_kernel(g, jb, c0, ky, kx, rows, nvec)))
 
         if tiles:
-            em.loop(tiles, lambda t: taps(em.idx_mul(t, MR), MR), parallel=True)
+            em.loop(tiles, lambda t: taps(em.idx_mul(t, mr), mr), parallel=True)
         if rem:
-            taps(em.index(tiles * MR), rem)
+            taps(em.index(tiles * mr), rem)
 
     def image(n: SSAValue) -> None:
         emit_padded_copy(em, plan, x, n, xq)
@@ -356,9 +366,9 @@ def emit_grad_filter(em: KernelEmitter, plan: GradFilterPlan, root: SSAValue, ou
 
         def group(g: SSAValue) -> None:
             if full_panels:
-                em.loop(full_panels, lambda jb: panel(g, jb, NR // LANES))
+                em.loop(full_panels, lambda jb: panel(g, jb, nr // lanes))
             if tail:
-                panel(g, em.index(full_panels), -(-tail // LANES))
+                panel(g, em.index(full_panels), -(-tail // lanes))
 
         em.loop(g_n, group)
 

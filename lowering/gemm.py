@@ -7,20 +7,32 @@ elementwise epilogue (bias add, relu, ...), when both matmul operands are
 kernel buffers.  The kernel is then emitted as
 
     for batch...:                     (batched matmul)
-      for mb in M blocks:             (cache block: MB rows of A stay in L2)
-        for jb in N panels (NR = 32 columns = 2 x vector<16xf32>):
+      for mb in M blocks:             (cache block: MB rows of A, about twice the L2)
+        for jb in N panels (NR columns = 2 vectors of L lanes):
           for ib in row tiles of MR rows:
-            acc[MR][NR/16] = 0                       (vector registers)
+            acc[MR][2] = 0                           (vector registers)
             for k: b = vector.load B-panel[k]; acc[r] = vector.fma(bcast(a[r,k]), b, acc[r])
             vector.store acc -> tile T[MR][NR]       (a stack buffer, in L1)
             for r, c: out[i, j] = epilogue(T[r, c])  (fused epilogue, then the store)
+
+The tile comes from the target (``register_tile.GemmTile``): L = its f32
+lanes, NR = 2L, MR the rows whose 2 MR accumulators leave room for the two B
+vectors and a broadcast -- 8 x 32 (16 zmm accumulators) with AVX-512, 6 x 16
+(12 ymm) with AVX2, 8 x 8 with NEON.  The cache blocks derive from its L2.
 
 Remainders: a last row tile of ``M % MR`` rows uses the same micro-kernel with
 fewer accumulators.  A constant B is packed at compile time into panels
 ``[ceil(N/NR), K, NR]``, zero-padded, so every panel is full and the last
 one's epilogue stores only its valid columns.  A B that is not constant is
-read in place (rows of B are contiguous): 32- and 16-column panels, and the
-last ``N % 16`` columns take the scalar dot-product form.
+read in place (rows of B are contiguous): NR- and L-column panels, and the
+last ``N % L`` columns take the scalar dot-product form.
+
+A matmul with at most ``GEMV_MAX_ROWS`` rows of A per batch (a fully
+connected layer at batch 1) reads each element of B once or twice: it is
+bound by memory, and the row tile would also pack a constant B at compile
+time (411 MB for VGG-19's first FC layer).  It runs as a matrix-vector
+product instead (:func:`emit_gemv`): B streamed in place, row-major, 8 rows
+at a time, with the next rows prefetched.
 
 The epilogue is the ordinary compute-inline codegen: the matmul's compute rule
 returns ``T[r, c]`` when asked for the element at exactly the tile nest's
@@ -34,12 +46,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from xdsl.dialects import memref
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import VectorType, f32
 from xdsl.ir import SSAValue
 
 from graphopt import rules
 from graphopt.dialects import graph
+from graphopt.dialects.loop import PrefetchOp
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.conv_gemm import (
     ConvPlan, add_to_tile, emit_conv_gemm, idx_plus, plan_conv, plan_depthwise, readonly_global, store_tile,
@@ -50,22 +63,17 @@ from graphopt.lowering.conv_nchwc import NchwcPlan
 from graphopt.lowering.depthwise_nchwc import DepthwiseNchwcPlan
 from graphopt.lowering import parallel_split
 from graphopt.lowering.conv_pixels import emit_pixel_lane_conv, suits_pixel_lanes
-from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile
+from graphopt.lowering.register_tile import GemmTile, VectorEpilogue, store_from_tile
 from graphopt.lowering.kernel_emitter import KernelEmitter
 from graphopt.target import Target
 
-LANES = 16
-#: Register tile: MR rows x NR columns of C in 2*MR zmm accumulators.
-MR = 8
-NR = 32
-#: Bytes of A (MB rows x K) per cache block while the N panels sweep over it.
-#: Each block re-copies every B panel, so blocks are large: measured on the
-#: conv-as-GEMM shapes (196x2304x256: 72 GF/s at 512 KiB, 105 at 2 MiB;
-#: 1024^3 unchanged).
-L2_BLOCK_BYTES = 2 * 1024 * 1024
-#: Smallest M*N*K and N for which the micro-kernel is used.
+#: Bytes of A (MB rows x K) per cache block while the N panels sweep over
+#: it, in L2 sizes of the target.  Each block re-copies every B panel, so
+#: blocks are large: measured on the conv-as-GEMM shapes with a 1 MiB L2
+#: (196x2304x256: 72 GF/s at 512 KiB, 105 at 2 MiB; 1024^3 unchanged).
+L2_BLOCKS_PER_L2 = 2
+#: Smallest M*N*K for which the micro-kernel is used (and N of a vector).
 MIN_FLOP_VOLUME = 32 * 32 * 32
-MIN_N = LANES
 #: Products summed from zero in registers before they are added to the tile
 #: (blocked accumulation over K: the rounding error grows with the block
 #: length plus the number of blocks, not with K).
@@ -73,20 +81,37 @@ K_BLOCK = 128
 #: Largest K x NR panel of a non-constant B copied to the stack per panel
 #: (a panel read in place, rows of B a power of two apart, runs at half speed).
 PANEL_COPY_BYTES = 1024 * 1024
-#: K chunking (see ``emit_gemm``): rows of K per chunk, the L2 share a panel
-#: of B plus a block of A may take before K is chunked, and the largest C
-#: scratch buffer (a stack buffer).
+#: K chunking (see ``emit_gemm``): rows of K per chunk and the largest C
+#: scratch buffer (a stack buffer); K is chunked when a panel of B plus a
+#: block of A do not fit the target's L2.
 K_CHUNK = 512
-L2_BUDGET_BYTES = 1024 * 1024
 C_SCRATCH_BYTES = 512 * 1024
-#: Pointwise convs whose B (the image) copied whole into panels takes at
-#: most ROWS_OUTER_B_BYTES (it then stays in L2) run their row tiles
-#: outermost (see ``emit_gemm``); ROWS_OUTER off only to measure the other order.
+#: Pointwise convs whose B (the image) copied whole into panels fits the
+#: target's L2 run their row tiles outermost (see ``emit_gemm``);
+#: ROWS_OUTER off only to measure the other order.
 ROWS_OUTER = True
-ROWS_OUTER_B_BYTES = 1024 * 1024
 #: Run the fused epilogue on vectors of the tile where it can (see
 #: ``register_tile.VectorEpilogue``); off only to measure the scalar one.
 VECTOR_EPILOGUE = True
+#: Matmuls with at most this many rows of A per batch are matrix-vector
+#: products (``emit_gemv``): B is streamed once, row by row, in place.
+#: Measured at 4096x4096, one thread, B a constant: 2 rows 2.7 ms against
+#: 5.2 for the packed row tile, 3 and 4 rows equal, 3 rows of an
+#: L2-resident 1024x1024 B 0.10 against 0.07.
+GEMV_MAX_ROWS = 2
+#: The GEMV's columns per chunk (the unit of the thread split: whole rows
+#: of up to 16 KB; halves ran 15% slower on 25088x4096) and rows of B read
+#: together (concurrent streams from memory: 8 streamed 25088x4096 at 24.8
+#: GB/s, 4 at 22.8, 2 at 19.6, 1 at 15.3).
+GEMV_CHUNK_COLS = 4096
+GEMV_ROWS_AT_ONCE = 8
+#: While it reads a group of rows, the GEMV prefetches the next group's
+#: line at the same column into L2 (locality 2): 25088x4096 24 -> 29 GB/s,
+#: above OpenBLAS's sgemv (24 GB/s); into L1 the same, a line 4 KB ahead
+#: in the same rows 26 GB/s, non-temporal 21 GB/s.
+GEMV_PREFETCH_LOCALITY = 2
+#: f32 per cache line: the GEMV prefetches once per line.
+LINE_F32 = 64 // 4
 
 
 @dataclass
@@ -103,6 +128,7 @@ class GemmPlan:
     n: int
     k: int
     pack_b: bool  # B is a dense 2-D constant, packed at compile time
+    tile: GemmTile  # the register tile of the target (NR: the packed panels' width)
     a_index: Callable = None  # type: ignore[assignment]
     b_index: Callable = None  # type: ignore[assignment]
     out_index: Callable = None  # type: ignore[assignment]
@@ -110,10 +136,13 @@ class GemmPlan:
     #: The output axes a row of the tile runs along contiguously (a vector
     #: of the tile row is a vector of consecutive output elements).
     lane_axes: tuple[int, ...] = ()
+    #: A matrix-vector product (a few rows of A): B streamed row by row in
+    #: place (``emit_gemv``), never packed.
+    gemv: bool = False
 
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
         """The compile-time packed copy of constant B, as a read-only global."""
-        return readonly_global(name, pack_b_panels(np.asarray(const.reference()[0], dtype=np.float32)))
+        return readonly_global(name, pack_b_panels(np.asarray(const.reference()[0], dtype=np.float32), self.tile.cols))
 
 
 def find_matmul(root: SSAValue) -> GraphOp | None:
@@ -145,7 +174,7 @@ def plan_gemm(roots: list[SSAValue], sources: dict, constants: dict, target: Tar
     if not plan.pack_b and not isinstance(sources.get(plan.b), SSAValue):
         if not (isinstance(plan, ConvPlan) and plan.depthwise and plan.b in constants):
             return None
-    if isinstance(plan, GemmPlan) and (plan.n < MIN_N or plan.m * plan.n * plan.k < MIN_FLOP_VOLUME):
+    if isinstance(plan, GemmPlan) and (plan.n < plan.tile.lanes or plan.m * plan.n * plan.k < MIN_FLOP_VOLUME):
         return None
     return plan
 
@@ -161,13 +190,14 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict, target: Target) -> GemmPla
     out_shape = tensor_of(mm.result).get_shape()
     m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
     const = constants.get(mm.rhs)
-    pack = const is not None and len(b_shape) == 2
+    gemv = m <= GEMV_MAX_ROWS and (const is None or const.splat is None)
+    pack = const is not None and len(b_shape) == 2 and not gemv
     return GemmPlan(
-        mm, mm.lhs, mm.rhs, tuple(out_shape[:-2]), m, n, k, pack,
+        mm, mm.lhs, mm.rhs, tuple(out_shape[:-2]), m, n, k, pack, GemmTile.for_target(target),
         a_index=lambda em, batch, i, kk: [*shape_broadcast_indices(em, a_shape[:-2], batch), i, kk],
         b_index=lambda em, batch, kk, j: [*shape_broadcast_indices(em, b_shape[:-2], batch), kk, j],
         out_index=lambda em, batch, i, j: [*batch, i, j],
-        lane_axes=(len(out_shape) - 1,),
+        lane_axes=(len(out_shape) - 1,), gemv=gemv,
     )  # fmt: skip
 
 
@@ -175,10 +205,10 @@ def _matmul_plan(mm: graph.MatmulOp, constants: dict, target: Target) -> GemmPla
 def _conv_plan(conv: graph.Conv2dOp, constants: dict, target: Target) -> GemmPlan | ConvPlan | None:
     """A 1x1 stride-1 conv is a plain GEMM over the image; other convs are an
     implicit GEMM (``conv_gemm``), depthwise ones a register-accumulated loop."""
-    return _pointwise_conv_plan(conv) or plan_conv(conv, constants) or plan_depthwise(conv)
+    return _pointwise_conv_plan(conv, target) or plan_conv(conv, constants, target) or plan_depthwise(conv, target)
 
 
-def _pointwise_conv_plan(conv: graph.Conv2dOp) -> GemmPlan | None:
+def _pointwise_conv_plan(conv: graph.Conv2dOp, target: Target) -> GemmPlan | None:
     """A 1x1 conv, stride 1, no padding, one group, is per image the GEMM
     ``out[n][O, H*W] = w[O, C] @ x[n][C, H*W]``: B is the image itself, whose
     ``H*W`` pixels of one channel are contiguous (a vector may run from one
@@ -193,7 +223,7 @@ def _pointwise_conv_plan(conv: graph.Conv2dOp) -> GemmPlan | None:
 
     zero = lambda em: em.index(0)  # noqa: E731
     return GemmPlan(
-        conv, conv.weight, conv.input, (n_img,), out_ch, h * w, c, False,
+        conv, conv.weight, conv.input, (n_img,), out_ch, h * w, c, False, GemmTile.for_target(target),
         a_index=lambda em, batch, i, kk: [i, kk, zero(em), zero(em)],
         b_index=lambda em, batch, kk, p: [batch[0], kk, *pixel(em, p)],
         out_index=lambda em, batch, i, p: [batch[0], i, *pixel(em, p)],
@@ -201,13 +231,17 @@ def _pointwise_conv_plan(conv: graph.Conv2dOp) -> GemmPlan | None:
     )  # fmt: skip
 
 
-def pack_b_panels(b: np.ndarray) -> np.ndarray:
-    """``B[K, N]`` as panels ``[ceil(N/NR), K, NR]``, zero-padded."""
+def pack_b_panels(b: np.ndarray, nr: int) -> np.ndarray:
+    """``B[K, N]`` as panels ``[ceil(N/nr), K, nr]``, zero-padded (``nr``:
+    the tile's NR columns)."""
     k, n = b.shape
-    panels = -(-n // NR)
-    padded = np.zeros((k, panels * NR), dtype=np.float32)
-    padded[:, :n] = b
-    return np.ascontiguousarray(padded.reshape(k, panels, NR).transpose(1, 0, 2))
+    panels = -(-n // nr)
+    packed = np.zeros((panels, k, nr), dtype=np.float32)
+    full = n // nr
+    packed[:full] = b[:, : full * nr].reshape(k, full, nr).transpose(1, 0, 2)
+    if full < panels:
+        packed[full, :, : n - full * nr] = b[:, full * nr :]
+    return packed
 
 
 # --------------------------------------------------------------------------
@@ -226,19 +260,24 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         else:
             emit_conv_gemm(em, plan, root, out)
         return
+    if plan.gemv:
+        emit_gemv(em, plan, root, out)
+        return
     mm = plan.anchor
     batch_shape = plan.batch_shape
     a_buf = em.sources[plan.a]
     b_buf = plan.packed if plan.pack_b else em.sources[plan.b]
     m, n, k = plan.m, plan.n, plan.k
-    vt = VectorType(f32, [LANES])
-    tile_buf = em.local_buffer([MR, NR], f32)
+    lanes, mr, nr = plan.tile.lanes, plan.tile.rows, plan.tile.cols
+    l2_bytes = em.target.l2_bytes
+    vt = VectorType(f32, [lanes])
+    tile_buf = em.local_buffer([mr, nr], f32)
     zero_v = em.cached(("gemm.zero",), (), lambda: em.splat(em.scalar_constant(0.0, f32), vt))
 
     # A B read in place is copied one panel at a time into a contiguous stack
     # buffer: rows of B a power of two apart alias in L1 and the TLB.
-    copy_panels = not plan.pack_b and k * NR * 4 <= PANEL_COPY_BYTES
-    n_panels = -(-n // NR)
+    copy_panels = not plan.pack_b and k * nr * 4 <= PANEL_COPY_BYTES
+    n_panels = -(-n // nr)
     # A pointwise conv whose whole B fits in L2 runs its row tiles (output
     # channels) outermost over all of B copied once into panels: each tile
     # then writes its output channels' rows (and reads the residual's) in
@@ -248,13 +287,13 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
     # 512->2048 @7 +res 1.6 -> 1.4; the others within noise.
     rows_outer = (
         ROWS_OUTER and isinstance(mm, graph.Conv2dOp) and copy_panels
-        and 4 * k * n_panels * NR <= ROWS_OUTER_B_BYTES
+        and 4 * k * n_panels * nr <= l2_bytes
     )  # fmt: skip
-    b_panels = em.local_buffer([n_panels, k, NR], f32) if rows_outer else None
-    panel_buf = em.local_buffer([k, NR], f32) if copy_panels and not rows_outer else None
+    b_panels = em.local_buffer([n_panels, k, nr], f32) if rows_outer else None
+    panel_buf = em.local_buffer([k, nr], f32) if copy_panels and not rows_outer else None
 
     def copy_panel(
-        b_b, j0: SSAValue, cols: int = NR, dst: SSAValue | None = None, at: tuple = (),
+        b_b, j0: SSAValue, cols: int = nr, dst: SSAValue | None = None, at: tuple = (),
         k0: SSAValue | None = None, rows: int = k,
     ) -> None:  # fmt: skip
         """Columns ``j0 .. j0 + cols`` of B (``rows`` rows from ``k0``) into
@@ -263,14 +302,14 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
 
         def body(kk):
             k_b = lambda: kk if k0 is None else em.idx_add(k0, kk)  # noqa: E731
-            for v in range(NR // LANES):
-                to = [*at, kk, em.index(v * LANES)]
-                if cols == NR:
-                    row = em.vload(b_buf, plan.b_index(em, b_b, k_b(), idx_plus(em, j0, v * LANES)), vt)
+            for v in range(nr // lanes):
+                to = [*at, kk, em.index(v * lanes)]
+                if cols == nr:
+                    row = em.vload(b_buf, plan.b_index(em, b_b, k_b(), idx_plus(em, j0, v * lanes)), vt)
                     em.vstore(row, dst, to)
                 else:
                     em.vstore(zero_v, dst, to)
-            if cols < NR:
+            if cols < nr:
                 em.loop(cols, lambda c: em.store(em.load(b_buf, plan.b_index(em, b_b, k_b(), em.idx_add(j0, c))), dst, [*at, kk, c]))
 
         em.loop(rows, body)
@@ -288,8 +327,8 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
 
         def t_at(r: int, v: int) -> list[SSAValue]:
             if chunk is None:
-                return [em.index(r), em.index(v * LANES)]
-            return [em.idx_add(chunk[3], em.index(r)), em.idx_add(chunk[4], em.index(v * LANES))]
+                return [em.index(r), em.index(v * lanes)]
+            return [em.idx_add(chunk[3], em.index(r)), em.idx_add(chunk[4], em.index(v * lanes))]
 
         def body(ivs, accs):
             (kk,) = ivs
@@ -297,12 +336,12 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
             bs = []
             for v in range(nvec):
                 if plan.pack_b or b_panels is not None:
-                    at = [jb, kk, em.index(v * LANES)]
-                elif copy_panels and nvec == NR // LANES:
-                    at = [kk, em.index(v * LANES)]
+                    at = [jb, kk, em.index(v * lanes)]
+                elif copy_panels and nvec == nr // lanes:
+                    at = [kk, em.index(v * lanes)]
                 else:
-                    at = plan.b_index(em, b_b, kk, em.idx_add(j0, em.index(v * LANES)) if v else j0)
-                src = b_panels if b_panels is not None else panel_buf if (copy_panels and nvec == NR // LANES) else b_buf
+                    at = plan.b_index(em, b_b, kk, em.idx_add(j0, em.index(v * lanes)) if v else j0)
+                src = b_panels if b_panels is not None else panel_buf if (copy_panels and nvec == nr // lanes) else b_buf
                 bs.append(em.vload(src, at, vt))
             nxt = []
             for r in range(rows):
@@ -318,16 +357,16 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         zeros = [zero_v] * (rows * nvec)
         nkb = k_len // K_BLOCK
         if nkb <= 1 and chunk is None:  # one sequential sum over K
-            store_tile(em, tile_buf, rows, nvec, em.reduce([k], zeros, body).__getitem__)
+            store_tile(em, tile_buf, rows, nvec, lanes, em.reduce([k], zeros, body).__getitem__)
             return
         # Blocked accumulation: each block of K_BLOCK products is summed from
         # zero in registers, then added to the tile (a chunk adds to C).
         if chunk is None:
-            store_tile(em, tile_buf, rows, nvec, lambda _: zero_v)
+            store_tile(em, tile_buf, rows, nvec, lanes, lambda _: zero_v)
 
         def block(k0: SSAValue, count: int) -> None:
             accs = em.reduce([count], zeros, lambda ivs, a: body([em.idx_add(k0, ivs[0])], a))
-            add_to_tile(em, dst, rows, nvec, lambda i, _: accs[i], t_at)
+            add_to_tile(em, dst, rows, nvec, lanes, lambda i, _: accs[i], t_at)
 
         em.loop_blocks(k_len, K_BLOCK, block)
 
@@ -338,16 +377,16 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         scratch ``c_buf`` at ``[i0 + r, j0 + c]``) feeding the matmul: on
         vectors of a tile row when the panel is full and every epilogue op
         runs on vectors, else element by element."""
-        if vector_epilogue is not None and cols == NR:
+        if vector_epilogue is not None and cols == nr:
 
             def vr_body(r):
                 i = em.idx_add(i0, r)
-                for v in range(NR // LANES):
-                    j = idx_plus(em, j0, v * LANES)
+                for v in range(nr // lanes):
+                    j = idx_plus(em, j0, v * lanes)
                     idx = plan.out_index(em, batch, i, j)
-                    at = [r, em.index(v * LANES)] if c_buf is None else [i, j]
+                    at = [r, em.index(v * lanes)] if c_buf is None else [i, j]
                     t = em.vload(tile_buf if c_buf is None else c_buf, at, vt)
-                    em.vstore(vector_epilogue.emit(em, idx, t, LANES), out, idx)
+                    em.vstore(vector_epilogue.emit(em, idx, t, lanes), out, idx)
 
             em.loop(rows, vr_body)
             return
@@ -376,39 +415,39 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
 
         em.loop(m, r_body)
 
-    full_tiles, rem_rows = divmod(m, MR)
+    full_tiles, rem_rows = divmod(m, mr)
 
     def row_tiles(body: Callable[[SSAValue, int], None], parallel: bool = False) -> None:
         """``body(i0, rows)`` for the full row tiles (one loop), then the last, shorter one."""
         if full_tiles:
-            em.loop(full_tiles, lambda ib: body(em.idx_mul(ib, MR), MR), parallel=parallel)
+            em.loop(full_tiles, lambda ib: body(em.idx_mul(ib, mr), mr), parallel=parallel)
         if rem_rows:
-            body(em.index(full_tiles * MR), rem_rows)
+            body(em.index(full_tiles * mr), rem_rows)
 
     # Row tiles per cache block (MB = per_block * MR rows of A near the L2
     # budget); a last, shorter block takes the tiles left over.
-    per_block = max(1, min(full_tiles, L2_BLOCK_BYTES // (MR * k * 4)))
+    per_block = max(1, min(full_tiles, L2_BLOCKS_PER_L2 * l2_bytes // (mr * k * 4)))
     blocks, tail_tiles = divmod(full_tiles, per_block)
 
     # Panels: (first column, vectors, epilogue columns).
     panels: list[tuple[int, int, int]] = []
     if plan.pack_b:
-        panels = [(p * NR, NR // LANES, min(NR, n - p * NR)) for p in range(-(-n // NR))]
+        panels = [(p * nr, nr // lanes, min(nr, n - p * nr)) for p in range(-(-n // nr))]
         scalar_from = n
     else:
         j = 0
-        while j + NR <= n:
-            panels.append((j, NR // LANES, NR))
-            j += NR
+        while j + nr <= n:
+            panels.append((j, nr // lanes, nr))
+            j += nr
         if copy_panels and j < n:
             # The last, partial panel is copied zero-padded and runs the same
             # micro-kernel: every column is summed in the same order, so
             # equal columns of B give bitwise-equal columns of C.
-            panels.append((j, NR // LANES, n - j))
+            panels.append((j, nr // lanes, n - j))
             j = n
-        if j + LANES <= n:
-            panels.append((j, 1, LANES))
-            j += LANES
+        if j + lanes <= n:
+            panels.append((j, 1, lanes))
+            j += lanes
         scalar_from = j
 
     def run_panels(batch, row_loop) -> None:
@@ -416,7 +455,7 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         # Full-width panels run as one loop over jb; the others one by one.
         groups: list[tuple[int, int, int, int]] = []  # (first column, count, nvec, cols)
         for j_first, nvec, cols in panels:
-            if groups and groups[-1][2] == nvec and groups[-1][3] == cols == NR and nvec == NR // LANES:
+            if groups and groups[-1][2] == nvec and groups[-1][3] == cols == nr and nvec == nr // lanes:
                 g = groups[-1]
                 groups[-1] = (g[0], g[1] + 1, g[2], g[3])
             else:
@@ -424,11 +463,11 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         for j_first, count, nvec, cols in groups:
 
             def jb_body(jb_local, j_first=j_first, nvec=nvec, cols=cols):
-                jb = em.idx_add(jb_local, em.index(j_first // NR)) if j_first else jb_local
-                j0 = em.idx_mul(jb, NR) if nvec == NR // LANES or plan.pack_b else em.index(j_first)
-                if not plan.pack_b and nvec != NR // LANES:
+                jb = em.idx_add(jb_local, em.index(j_first // nr)) if j_first else jb_local
+                j0 = em.idx_mul(jb, nr) if nvec == nr // lanes or plan.pack_b else em.index(j_first)
+                if not plan.pack_b and nvec != nr // lanes:
                     jb = em.index(0)
-                if copy_panels and nvec == NR // LANES:
+                if copy_panels and nvec == nr // lanes:
                     copy_panel(batch, j0, cols)
                 row_loop(batch, a_b, b_b, j0, jb, nvec, cols)
 
@@ -438,33 +477,33 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
         def row_loop(batch, a_b, b_b, j0, jb, nvec, cols):
             def ib_body(ib):
                 t = em.idx_add(em.idx_mul(mb, per_block), ib) if mb is not None else ib
-                i0 = em.idx_mul(t, MR)
-                micro_kernel(a_b, b_b, i0, j0, jb, MR, nvec)
-                epilogue(batch, i0, j0, MR, cols)
+                i0 = em.idx_mul(t, mr)
+                micro_kernel(a_b, b_b, i0, j0, jb, mr, nvec)
+                epilogue(batch, i0, j0, mr, cols)
 
             # Split when the panel loop around it is not (one full-width panel:
             # a narrow GEMM, or the tail panel of a pointwise conv at 14x14).
             em.loop(first_tile + count, ib_body, start=first_tile,
-                    parallel=nvec == NR // LANES and parallel_split.split_panel_rows(m, k))  # fmt: skip
+                    parallel=nvec == nr // lanes and parallel_split.split_panel_rows(m, k))  # fmt: skip
 
         return row_loop
 
     def rem_row_loop(batch, a_b, b_b, j0, jb, nvec, cols):
-        i0 = em.index(full_tiles * MR)
+        i0 = em.index(full_tiles * mr)
         micro_kernel(a_b, b_b, i0, j0, jb, rem_rows, nvec)
         epilogue(batch, i0, j0, rem_rows, cols)
 
     def rows_outer_batch(batch) -> None:
         """All panels of B copied once (the last one zero-padded), then the
         row tiles outermost, each over every panel."""
-        full, last = divmod(n, NR)
+        full, last = divmod(n, nr)
 
-        def copy(jb, cols: int = NR) -> None:
-            copy_panel(batch, em.idx_mul(jb, NR), cols, b_panels, (jb,))
+        def copy(jb, cols: int = nr) -> None:
+            copy_panel(batch, em.idx_mul(jb, nr), cols, b_panels, (jb,))
 
-        def panel_at(i0: SSAValue, rows: int, jb: SSAValue, cols: int = NR) -> None:
-            j0 = em.idx_mul(jb, NR)
-            micro_kernel(batch, batch, i0, j0, jb, rows, NR // LANES)
+        def panel_at(i0: SSAValue, rows: int, jb: SSAValue, cols: int = nr) -> None:
+            j0 = em.idx_mul(jb, nr)
+            micro_kernel(batch, batch, i0, j0, jb, rows, nr // lanes)
             epilogue(batch, i0, j0, rows, cols)
 
         def tiles(i0: SSAValue, rows: int, first: int | SSAValue, count: int, partial: bool) -> None:
@@ -520,36 +559,36 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
     # stay in L2 together (49x4608x512: 590 KB + 900 KB), K is cut into
     # chunks of K_CHUNK rows; every tile adds a chunk's sum into a C scratch
     # buffer and the epilogue runs after the last chunk.
-    full_panels, last_cols = divmod(n, NR)
-    n_pad = -(-n // NR) * NR
+    full_panels, last_cols = divmod(n, nr)
+    n_pad = -(-n // nr) * nr
     # The chunk: about K_CHUNK rows, fewer when the chunk of A would not
     # stay in L2 with a chunk of a panel; it replaces the M blocks.
-    chunk_rows = min(K_CHUNK, L2_BUDGET_BYTES // (4 * (m + NR)) // K_BLOCK * K_BLOCK)
+    chunk_rows = min(K_CHUNK, l2_bytes // (4 * (m + nr)) // K_BLOCK * K_BLOCK)
     # Pointwise convs keep the M blocks: chunked, 1024->256 @14, 1024->512
     # @14 and 2048->512 @7 ran 5-20% slower (interleaved A/B, cold caches).
     k_chunked = (
         isinstance(mm, graph.MatmulOp) and copy_panels and not plan.pack_b and chunk_rows >= K_BLOCK and k >= 2 * chunk_rows
-        and 4 * k * (NR + m) > L2_BUDGET_BYTES and 4 * (full_tiles + 1) * MR * n_pad <= C_SCRATCH_BYTES
+        and 4 * k * (nr + m) > l2_bytes and 4 * (full_tiles + 1) * mr * n_pad <= C_SCRATCH_BYTES
     )  # fmt: skip
     if k_chunked:
-        m_pad = full_tiles * MR + (MR if rem_rows else 0)
+        m_pad = full_tiles * mr + (mr if rem_rows else 0)
         c_buf = em.local_buffer([m_pad, n_pad], f32)
 
         def chunk_of(batch, k0: SSAValue, length: int) -> None:
-            def panel(j0: SSAValue, jb: SSAValue | None, cols: int = NR) -> None:
+            def panel(j0: SSAValue, jb: SSAValue | None, cols: int = nr) -> None:
                 """Panel ``jb`` (None: the last, partial one, copied zero-padded)."""
                 copy_panel(batch, j0, cols, k0=k0, rows=length)
                 jb = em.index(full_panels) if jb is None else jb
                 row_tiles(lambda i0, rows: micro_kernel(
-                    batch, batch, i0, j0, jb, rows, NR // LANES, chunk=(k0, length, c_buf, i0, j0)))
+                    batch, batch, i0, j0, jb, rows, nr // lanes, chunk=(k0, length, c_buf, i0, j0)))
 
             if full_panels:
-                em.loop(full_panels, lambda jb: panel(em.idx_mul(jb, NR), jb), parallel=True)
+                em.loop(full_panels, lambda jb: panel(em.idx_mul(jb, nr), jb), parallel=True)
             if last_cols:
-                panel(em.index(full_panels * NR), None, last_cols)
+                panel(em.index(full_panels * nr), None, last_cols)
 
         def chunked_batch(batch) -> None:
-            em.loop(m_pad, lambda i: [em.vstore(zero_v, c_buf, [i, em.index(v * LANES)]) for v in range(n_pad // LANES)])
+            em.loop(m_pad, lambda i: [em.vstore(zero_v, c_buf, [i, em.index(v * lanes)]) for v in range(n_pad // lanes)])
             full_chunks, k_rest = divmod(k, chunk_rows)
             em.loop(full_chunks, lambda c: chunk_of(batch, em.idx_mul(c, chunk_rows), chunk_rows))
             if k_rest:
@@ -559,9 +598,9 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
                 row_tiles(lambda i0, rows: epilogue(batch, i0, j0, rows, cols, c_buf))
 
             if full_panels:
-                em.loop(full_panels, lambda jb: epi(em.idx_mul(jb, NR), NR), parallel=True)
+                em.loop(full_panels, lambda jb: epi(em.idx_mul(jb, nr), nr), parallel=True)
             if last_cols:
-                epi(em.index(full_panels * NR), last_cols)
+                epi(em.index(full_panels * nr), last_cols)
 
     def batch_level(d: int, batch: list[SSAValue]) -> None:
         if d == len(batch_shape):
@@ -571,3 +610,132 @@ def emit_gemm(em: KernelEmitter, plan: GemmPlan | ConvPlan, root: SSAValue, out:
 
     batch_level(0, [])
 
+
+
+def emit_gemv(em: KernelEmitter, plan: GemmPlan, root: SSAValue, out: SSAValue) -> None:
+    """A matrix-vector product ``C[batch, i, :] = A[batch, i, :] . B[batch]``
+    for ``i < m <= GEMV_MAX_ROWS``: every element of B is used m times, so
+    the kernel is bound by reading B, which it streams once, in place, in its
+    own row-major order (no packing: a 411 MB weight costs no compile-time
+    copy)::
+
+        for chunk of GEMV_CHUNK_COLS columns (split over threads):
+          T[m, chunk] = 0
+          for blocks of K_BLOCK rows of B:
+            P[m, chunk] = 0
+            for groups of GEMV_ROWS_AT_ONCE rows k (that many streams):
+              for vectors j of the chunk:
+                P[i, j] = fma(bcast(A[i, k]), B[k, j], P[i, j]) for each k of the group
+                prefetch B[k + GEMV_ROWS_AT_ONCE, j] for each k        (into L2)
+            T += P
+          out[i, chunk] = epilogue(T[i, chunk])
+
+    Each element is the same blocked sum as in the register tile (products
+    in order of k from zero per block, the blocks added to the total), so a
+    column of C has the bits it would have from the packed micro-kernel."""
+    mm = plan.anchor
+    a_buf, b_buf = em.sources[plan.a], em.sources[plan.b]
+    m, n, k = plan.m, plan.n, plan.k
+    lanes = plan.tile.lanes
+    vt = VectorType(f32, [lanes])
+    chunk_cols = min(n, GEMV_CHUNK_COLS)
+    total = em.local_buffer([m, chunk_cols], f32)
+    part = em.local_buffer([m, chunk_cols], f32)
+    zero = em.scalar_constant(0.0, f32)
+    vector_epilogue = VectorEpilogue.plan(mm, root, em.sources, plan.lane_axes) if VECTOR_EPILOGUE else None
+
+    def over_chunk(
+        cols: int, body: Callable[[SSAValue, VectorType], None], group: int = 1,
+        once: Callable[[SSAValue], None] | None = None,
+    ) -> None:  # fmt: skip
+        """``body(column, vector type)`` over the vectors of a chunk of
+        ``cols`` columns, ``group`` vectors an iteration, then ``once(its
+        first column)``; the vectors left over one by one, the last one
+        shorter when ``cols`` is no multiple of the lanes."""
+        full, rest = divmod(cols, lanes)
+        groups, singles = divmod(full, group)
+
+        def iteration(g: SSAValue) -> None:
+            j = em.idx_mul(g, group * lanes)
+            for v in range(group):
+                body(idx_plus(em, j, v * lanes), vt)
+            if once is not None:
+                once(j)
+
+        if groups:
+            em.loop(groups, iteration)
+        for j, t in [*(((groups * group + v) * lanes, vt) for v in range(singles)),
+                     *([(full * lanes, VectorType(f32, [rest]))] if rest else [])]:  # fmt: skip
+            body(em.index(j), t)
+            if once is not None:
+                once(em.index(j))
+
+    def clear(buf: SSAValue, cols: int) -> None:
+        for i in range(m):
+            over_chunk(cols, lambda j, t, i=i: em.vstore(em.splat(zero, t), buf, [em.index(i), j]))
+
+    def chunk(batch: list[SSAValue], j0: SSAValue, cols: int) -> None:
+        clear(total, cols)
+
+        def rows(k0: SSAValue, count: int) -> None:
+            """``P[i, :] += A[i, k] * B[k, j0 + :]`` for the ``count`` rows ``k0 ..``."""
+            def a_at(i: int, u: int) -> SSAValue:
+                at = plan.a_index(em, batch, em.index(i), idx_plus(em, k0, u))
+                return em.load_here(a_buf, at) if isinstance(a_buf, SSAValue) else em.value_at(plan.a, at)
+
+            a = [[a_at(i, u) for u in range(count)] for i in range(m)]
+
+            def vec(j: SSAValue, t: VectorType) -> None:
+                col = em.idx_add(j0, j)
+                bs = [em.vload(b_buf, plan.b_index(em, batch, idx_plus(em, k0, u), col), t) for u in range(count)]
+                for i in range(m):
+                    p = em.vload(part, [em.index(i), j], t)
+                    for u in range(count):
+                        p = em.fma(em.splat(a[i][u], t), bs[u], p)
+                    em.vstore(p, part, [em.index(i), j])
+
+            def prefetch(j: SSAValue) -> None:
+                """The line at column ``j`` of the next group's rows (the last row past the end)."""
+                col = em.idx_add(j0, j)
+                for u in range(count):
+                    row = em.pure(arith.MinSIOp, (idx_plus(em, k0, u + count), em.index(k - 1)), col.type)
+                    em.emit_here(PrefetchOp(b_buf, plan.b_index(em, batch, row, col), GEMV_PREFETCH_LOCALITY))
+
+            over_chunk(cols, vec, max(1, LINE_F32 // lanes), prefetch)
+
+        def block(k0: SSAValue, count: int) -> None:
+            clear(part, cols)
+            em.loop_blocks(count, GEMV_ROWS_AT_ONCE, lambda k1, c: rows(em.idx_add(k0, k1), c))
+            for i in range(m):
+                over_chunk(cols, lambda j, t, i=i: em.vstore(
+                    em.addf(em.vload(total, [em.index(i), j], t), em.vload(part, [em.index(i), j], t)), total, [em.index(i), j]))
+
+        em.loop_blocks(k, K_BLOCK, block)
+
+        def store_row(i: int) -> None:
+            row = em.index(i)
+
+            def vec(j: SSAValue, t: VectorType) -> None:
+                idx = plan.out_index(em, batch, row, em.idx_add(j0, j))
+                em.vstore(vector_epilogue.emit(em, idx, em.vload(total, [row, j], t), t.get_shape()[0]), out, idx)
+
+            if vector_epilogue is not None:
+                over_chunk(cols, vec)
+                return
+            em.loop(cols, lambda c: store_from_tile(
+                em, root, out, (mm, tuple(plan.out_index(em, batch, row, em.idx_add(j0, c))), total, row, c)))
+
+        for i in range(m):
+            store_row(i)
+
+    full_chunks, last = divmod(n, chunk_cols)
+
+    def batch_level(d: int, batch: list[SSAValue]) -> None:
+        if d < len(plan.batch_shape):
+            em.loop(plan.batch_shape[d], lambda b: batch_level(d + 1, [*batch, b]))
+            return
+        em.loop(full_chunks, lambda c: chunk(batch, em.idx_mul(c, chunk_cols), chunk_cols), parallel=True)
+        if last:
+            chunk(batch, em.index(full_chunks * chunk_cols), last)
+
+    batch_level(0, [])

@@ -1,4 +1,12 @@
-"""The register tile a GEMM-class micro-kernel hands to its fused epilogue.
+"""The register tile of the GEMM-class micro-kernels: its shape for a
+target, and how it reaches the fused epilogue.
+
+:class:`GemmTile` is the shape, derived from the target's vector unit (see
+:meth:`GemmTile.for_target`): vectors of ``f32_lanes`` lanes, NR = 2 vectors
+of columns, MR rows, so that the ``MR x 2`` accumulators, the two B vectors
+and one broadcast A element fit the vector registers -- 8 x 32 in 16 of the
+32 zmm registers with AVX-512, 6 x 16 in 12 of the 16 ymm registers with
+AVX2 (BLIS's Haswell sgemm kernel), 8 x 8 with NEON's 32 registers.
 
 The micro-kernel stores its accumulators into a small tile buffer; while it
 emits the epilogue it announces the tile (:func:`set_tile`), and the compute
@@ -18,6 +26,49 @@ from xdsl.ir import SSAValue
 from graphopt.dialects import graph
 from graphopt.dialects.graph import GraphOp, tensor_of
 from graphopt.lowering.kernel_emitter import KernelEmitter, ScalarSource
+from graphopt.target import Target
+
+#: Rows of a register tile at most: more rows gain little once the
+#: accumulators hide the FMA latency, and the tile transpose of the NCHW
+#: conv epilogue takes 8 rows.
+MAX_TILE_ROWS = 8
+#: Vectors of columns per tile row (NR = 2 vectors, as BLIS and MLAS).
+TILE_VECTORS = 2
+
+
+@dataclass(frozen=True)
+class GemmTile:
+    """A register tile: ``rows`` (MR) x ``vectors`` vectors of ``lanes`` f32
+    (NR = ``cols`` columns), for a target with ``registers`` vector registers."""
+
+    lanes: int
+    rows: int
+    vectors: int
+    registers: int
+
+    @classmethod
+    def for_target(cls, target: Target) -> GemmTile:
+        """The tile for ``target``: NR = 2 vectors of its f32 lanes, MR = as
+        many rows as leave the two B vectors and one broadcast A element in
+        registers, at most 8 (AVX-512 8 x 32, AVX2 6 x 16, NEON 8 x 8)."""
+        return _tile(target.f32_lanes, target.vector_registers)
+
+    @property
+    def cols(self) -> int:
+        """NR: columns of C per tile (and per packed panel of B)."""
+        return self.lanes * self.vectors
+
+    def rows_fit(self, rows: int, vectors: int | None = None) -> bool:
+        """Whether ``rows`` x ``vectors`` accumulators, the B vectors and a
+        broadcast fit the registers (no spill in the FMA loop)."""
+        v = self.vectors if vectors is None else vectors
+        return rows * v + v + 1 <= self.registers
+
+
+@functools.lru_cache(maxsize=None)
+def _tile(lanes: int, registers: int) -> GemmTile:
+    rows = min(MAX_TILE_ROWS, (registers - TILE_VECTORS - 1) // TILE_VECTORS)
+    return GemmTile(lanes, rows, TILE_VECTORS, registers)
 
 
 def set_tile(em: KernelEmitter, tile: tuple | None) -> None:
@@ -59,12 +110,18 @@ def tile_value(em: KernelEmitter, op: GraphOp, idx: list[SSAValue]) -> SSAValue 
 TRANSPOSE_ROWS = 8
 
 
+def transposes(lanes: int) -> bool:
+    """Whether :func:`transpose_tile` handles vectors of ``lanes`` (at least
+    8: each final vector holds all 8 rows of a channel)."""
+    return lanes >= TRANSPOSE_ROWS
+
+
 @functools.lru_cache(maxsize=None)
 def _transpose_network(lanes: int) -> tuple[list, list[int]]:
     """Three stages of two-input shuffles ``(a, b, out, mask)`` transposing 8
     rows of ``lanes`` lanes (stage k pairs the rows differing in bit k and
     splits their lanes by a channel bit), and each final vector's first
-    channel: it holds channels ``j, j + 1``, rows in order."""
+    channel: it holds channels ``j .. j + lanes / 8``, rows in order."""
     vecs, stages = [[(j, r) for j in range(lanes)] for r in range(TRANSPOSE_ROWS)], []
     for k in range(3):
         bit, jbit, new, stage = 1 << k, lanes >> (k + 1), list(vecs), []
@@ -79,12 +136,11 @@ def _transpose_network(lanes: int) -> tuple[list, list[int]]:
     return stages, [vec[0][0] for vec in vecs]
 
 
-def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, nvec: int) -> None:
-    """``dst[8 c + r] = tile[r, c]`` for ``r < rows <= 8``, ``c < 16 nvec``, in
-    registers: a channel-lane conv tile ``T[pixel][channel]`` becomes whole
+def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, nvec: int, lanes: int) -> None:
+    """``dst[8 c + r] = tile[r, c]`` for ``r < rows <= 8``, ``c < lanes * nvec``,
+    in registers: a channel-lane conv tile ``T[pixel][channel]`` becomes whole
     vectors of one channel's pixels for its NCHW output (lanes past ``rows``
-    undefined)."""
-    lanes = 16
+    undefined); vectors of ``lanes >= 8`` (:func:`transposes`)."""
     vt = VectorType(f32, [lanes])
     stages, first = _transpose_network(lanes)
     for v in range(nvec):
@@ -105,8 +161,8 @@ def transpose_tile(em: KernelEmitter, tile: SSAValue, dst: SSAValue, rows: int, 
 #
 # When the tile's rows run along the output's contiguous axes (a matmul's
 # columns, a pointwise conv's pixels), the fused epilogue can run on whole
-# vectors of the tile: one ``vector.load`` of 16 tile elements, the epilogue
-# ops on vectors, one ``vector.store`` of 16 consecutive output elements,
+# vectors of the tile: one ``vector.load`` of a vector of tile elements, the
+# epilogue ops on vectors, one ``vector.store`` of consecutive output elements,
 # instead of a scalar loop that recomputes the output indices per element
 # (for a pointwise conv a division by the row width).  The ops are evaluated
 # in the same order as the scalar rules, so results are bitwise equal, but

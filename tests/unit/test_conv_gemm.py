@@ -13,9 +13,12 @@ from xdsl.dialects import vector
 
 import graphopt
 from graphopt.frontends.builder import GraphBuilder
-from graphopt.lowering.conv_gemm import NR, pack_conv_weight
+from graphopt.lowering.conv_gemm import pack_conv_weight
+from graphopt.lowering.conv_pixels import fits_pixel_tile
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
+from graphopt.lowering.register_tile import GemmTile
 from graphopt.runtime.compile import run_pipeline
+from graphopt.target import Target
 
 RNG = np.random.default_rng(7)
 
@@ -143,12 +146,16 @@ def test_padding_multiplies_a_real_zero() -> None:
     np.testing.assert_allclose(got[ok], want[ok], rtol=1e-4, atol=1e-4)
 
 
-def test_weight_packing_layout() -> None:
+@pytest.mark.parametrize("nr", [32, 16])
+def test_weight_packing_layout(nr: int) -> None:
+    """Panels of the tile's NR channels (AVX-512 32, AVX2 16), zero-padded."""
     ws = rand(40, 3, 2, 2)
-    packed = pack_conv_weight(ws, 2)
-    assert packed.shape == (2, 1, 12, NR)
-    assert np.array_equal(packed[1, 0, :, :20], ws[20:].reshape(20, 12).T)
-    assert not packed[:, :, :, 20:].any()
+    packed = pack_conv_weight(ws, 2, nr)
+    panels = -(-20 // nr)
+    assert packed.shape == (2, panels, 12, nr)
+    columns = packed.transpose(0, 2, 1, 3).reshape(2, 12, panels * nr)  # [group, K, channel]
+    assert np.array_equal(columns[1, :, :20], ws[20:].reshape(20, 12).T)
+    assert not columns[:, :, 20:].any()
 
 
 # (C, H, W, k, pads, dilation): a 112-pixel row (one 64-pixel tile and a
@@ -205,8 +212,9 @@ def test_many_blocks_are_summed_in_two_levels() -> None:
     assert np.sqrt(np.mean((got - want) ** 2)) / np.sqrt(np.mean(want**2)) < 1.85e-7
 
 
-# Output rows of whole 16-pixel vectors, whole 32-channel panels: the lanes run
-# over pixels (lowering/conv_pixels.py).  (N, C, H, W, O, k, stride, pads, dilation, groups)
+# Output rows of whole 16-pixel vectors, whole 32-channel panels: with 32
+# vector registers (AVX-512) the lanes run over pixels (lowering/conv_pixels.py),
+# with 16 (AVX2) over channels.  (N, C, H, W, O, k, stride, pads, dilation, groups)
 PIXEL_SHAPES = [
     (1, 3, 32, 32, 64, 7, 2, (3, 3, 3, 3), 1, 1),  # the stem form
     (2, 8, 16, 32, 32, 3, 1, (1, 1, 1, 1), 1, 1),  # two images, two vectors per row
@@ -219,7 +227,8 @@ PIXEL_SHAPES = [
 @pytest.mark.parametrize("epilogue", ["residual", "sigmoid"])
 def test_pixel_lanes_match_channel_lanes(n, c, h, w, o, k, s, pads, d, g, epilogue) -> None:
     """Bitwise equal to the channel-lane form at 1 and 2 threads, with a
-    vector epilogue (bias, residual, relu) and a scalar one (sigmoid)."""
+    vector epilogue (bias, residual, relu) and a scalar one (sigmoid); the
+    pixel form where the default target's registers hold its tile."""
 
     from graphopt.lowering import conv_pixels
 
@@ -237,7 +246,8 @@ def test_pixel_lanes_match_channel_lanes(n, c, h, w, o, k, s, pads, d, g, epilog
     run_pipeline(lowered, "O2")
     lower_graph_to_loop(lowered)
     fmas = [op for op in lowered.walk() if isinstance(op, vector.FMAOp)]
-    assert fmas and all(isinstance(op.lhs.owner, vector.LoadOp) for op in fmas)  # a vector of pixels
+    pixel_form = fits_pixel_tile(GemmTile.for_target(Target.default()))
+    assert fmas and all(isinstance(op.lhs.owner, vector.LoadOp) == pixel_form for op in fmas)  # a vector of pixels
     outs = outputs_flag_on_and_off(conv_pixels, "PIXEL_LANES", module, [xs, res])
     assert np.array_equal(outs[0], outs[1])
     check(outs[0], want)

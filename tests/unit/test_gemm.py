@@ -1,6 +1,8 @@
 """The GEMM schedule (lowering/gemm.py): compiled matmuls against numpy, at
 shapes with remainders in M, N and K, one row, batched, with and without a
-constant (compile-time packed) B, with fused epilogues; and the decision."""
+constant (compile-time packed) B, with fused epilogues; the matrix-vector
+form; and the decision.  Compiled for the default target (the host, or what
+GRAPHOPT_TARGET_* say); test_gemm_targets.py builds the tiles of every ISA."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from xdsl.dialects import func, vector
 import graphopt
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
+from graphopt.lowering.register_tile import GemmTile
 from graphopt.runtime.compile import run_pipeline
+from graphopt.target import Target
 
 RNG = np.random.default_rng(12)
 
@@ -46,7 +50,7 @@ def test_bias_relu_epilogue(m: int, k: int, n: int) -> None:
     check(graphopt.compile(module, opt_level=2)["f"](xs, ws, cs), np.maximum(xs @ ws + cs, 0), k)
 
 
-@pytest.mark.parametrize("m,k,n", [(37, 40, 70), (1, 256, 160), (24, 100, 96), (13, 200, 17)])
+@pytest.mark.parametrize("m,k,n", [(37, 40, 70), (5, 256, 160), (24, 100, 96), (13, 200, 17)])
 def test_constant_b_is_packed(m: int, k: int, n: int) -> None:
     ws, cs = rand(k, n), rand(m, n)
     b = GraphBuilder("f")
@@ -56,9 +60,9 @@ def test_constant_b_is_packed(m: int, k: int, n: int) -> None:
     lowered = module.clone()
     run_pipeline(lowered, "O2")
     lower_graph_to_loop(lowered)
-    panels = -(-n // 32)
+    nr = GemmTile.for_target(Target.default()).cols
     packed = [op for op in lowered.ops if getattr(op, "sym_name", None) and "packed" in op.sym_name.data]
-    assert len(packed) == 1 and packed[0].type.get_shape() == (panels, k, 32)
+    assert len(packed) == 1 and packed[0].type.get_shape() == (-(-n // nr), k, nr)
     xs = rand(m, k)
     check(graphopt.compile(module, opt_level=2)["f"](xs, cs), xs @ ws - cs, k)
 
@@ -84,7 +88,8 @@ def test_epilogue_reading_other_indices_stays_correct() -> None:
     check(graphopt.compile(module, opt_level=2)["f"](xs, ws), mm + mm.T, 40)
 
 
-@pytest.mark.parametrize("m,k,n,dtype", [(8, 4, 4, np.float32), (4, 4, 64, np.float32), (64, 64, 8, np.float32), (64, 64, 64, np.float64)])
+# N = 3: narrower than a vector of any target with micro-kernels.
+@pytest.mark.parametrize("m,k,n,dtype", [(8, 4, 4, np.float32), (4, 4, 64, np.float32), (64, 64, 3, np.float32), (64, 64, 64, np.float64)])
 def test_small_or_other_shapes_keep_the_row_path(m: int, k: int, n: int, dtype) -> None:
     b = GraphBuilder("f")
     x, w = b.input((m, k), dtype, name="x"), b.input((k, n), dtype, name="w")
@@ -121,12 +126,14 @@ def test_strided_depthwise_conv_keeps_its_path() -> None:
     assert not uses_micro_kernel(module)
 
 
+@pytest.mark.parametrize("m", [1, 3])
 @pytest.mark.parametrize("const_b", [False, True])
-def test_equal_columns_of_b_give_bitwise_equal_columns(const_b: bool) -> None:
+def test_equal_columns_of_b_give_bitwise_equal_columns(const_b: bool, m: int) -> None:
     """Every column of C is summed in the same order, the remainder panel's
-    too (N = 1000 = 31 x 32 + 8, K = 1024 blocked): a softmax over such logits
-    stays uniform, as the float64 reference is."""
-    m, k, n = 3, 1024, 1000
+    too (N = 1000 = 31 x 32 + 8, K = 1024 blocked), and in the matrix-vector
+    form (one row) the short last vector's: a softmax over such logits stays
+    uniform, as the float64 reference is."""
+    k, n = 1024, 1000
     x = rand(m, k)
     w = np.repeat(rand(k, 1), n, axis=1)
     b = GraphBuilder("f")
@@ -146,29 +153,6 @@ def test_splat_b_is_packed() -> None:
     module = b.build(b.matmul(x, b.splat((64, 48), 0.5)))
     assert uses_micro_kernel(module)
     np.testing.assert_allclose(graphopt.compile(module, opt_level=2)["f"](a), a @ np.full((64, 48), 0.5, np.float32), rtol=1e-5, atol=1e-5)
-
-
-def test_k_chunks_accumulate_in_a_c_scratch() -> None:
-    """K cut into cache-level chunks (two of 512 rows and one of 76): every
-    tile adds each chunk's sum into the C scratch buffer, the epilogue runs
-    after the last chunk; batched, with a 2-row remainder tile."""
-    bt, m, k, n = 2, 210, 1100, 64
-    b = GraphBuilder("f")
-    x, w, c = b.input((bt, m, k), name="x"), b.input((bt, k, n), name="w"), b.input((n,), name="c")
-    module = b.build(b.relu(b.add(b.matmul(x, w), c)))
-    lowered = module.clone()
-    run_pipeline(lowered, "O2")
-    lower_graph_to_loop(lowered)
-    scratch = [op for op in lowered.walk() if op.name == "memref.alloca" and op.results[0].type.get_shape() == (216, n)]
-    assert scratch, "no C scratch buffer: K was not chunked"
-    xs, ws, cs = rand(bt, m, k), rand(bt, k, n), rand(n)
-    want = np.maximum(np.einsum("bmk,bkn->bmn", xs.astype(np.float64), ws.astype(np.float64)) + cs, 0)
-    cm = graphopt.compile(module, opt_level=2)
-    cm.num_threads = 1
-    one = cm["f"](xs, ws, cs)
-    cm.num_threads = 2
-    check(one, want, k)
-    assert np.array_equal(cm["f"](xs, ws, cs), one)  # the panels split over threads, C shared
 
 
 def test_k_chunks_with_a_partial_last_panel() -> None:
@@ -266,3 +250,50 @@ def test_pointwise_conv_row_tiles_outermost(n: int, c: int, h: int, w: int, o: i
         gemm.ROWS_OUTER = saved
     assert np.array_equal(outer, inner)
     check(outer, np.maximum(np.einsum("oc,nchw->nohw", ws[:, :, 0, 0], xs) + res, 0), c)
+
+
+def _gemv_kernel_ops(module) -> list:
+    lowered = module.clone()
+    run_pipeline(lowered, "O2")
+    lower_graph_to_loop(lowered)
+    return list(lowered.walk())
+
+
+# (batch, M, K, N): one row and two, K not a multiple of the 8 rows read at
+# once nor of the 128-row blocks, N not a multiple of any vector, batched.
+GEMV_SHAPES = [((), 1, 1100, 1003), ((), 2, 300, 77), ((3,), 1, 256, 200), ((2,), 2, 129, 140)]
+
+
+@pytest.mark.parametrize("batch,m,k,n", GEMV_SHAPES)
+@pytest.mark.parametrize("weights", ["input", "constant"])
+def test_matrix_vector_products_stream_b_in_place(batch, m, k, n, weights) -> None:
+    """One or two rows of A: B is read in place, row by row, with a prefetch
+    of the next rows, never packed (a constant B is passed as it is); a
+    vector epilogue (bias, relu) and a scalar one (tanh)."""
+    xs, ws, cs = rand(*batch, m, k), rand(*batch, k, n), rand(n)
+    want = np.einsum("...mk,...kn->...mn", xs.astype(np.float64), ws.astype(np.float64))
+    for epilogue in ("bias_relu", "tanh"):
+        b = GraphBuilder("f")
+        x = b.input(xs.shape, name="x")
+        w = b.constant(ws) if weights == "constant" else b.input(ws.shape, name="w")
+        y = b.matmul(x, w)
+        module = b.build(b.relu(b.add(y, b.constant(cs))) if epilogue == "bias_relu" else b.tanh(y))
+        ops = _gemv_kernel_ops(module)
+        assert any(op.name == "loop.prefetch" for op in ops)
+        assert not any(getattr(op, "sym_name", None) and "packed" in op.sym_name.data for op in ops)
+        args = (xs,) if weights == "constant" else (xs, ws)
+        ref = np.maximum(want + cs, 0) if epilogue == "bias_relu" else np.tanh(want)
+        check(graphopt.compile(module, opt_level=2)["f"](*args), ref, k)
+
+
+def test_matrix_vector_chunks_split_over_threads() -> None:
+    """More columns than a chunk (4096): the chunks run split over 2 threads,
+    with the same bits as on one; the last chunk is 8 columns."""
+    from threads_check import call_threaded, compile_threaded
+
+    k, n = 40, 4104
+    xs, ws = rand(1, k), rand(k, n)
+    b = GraphBuilder("f")
+    module = b.build(b.relu(b.matmul(b.input((1, k)), b.input((k, n)))))
+    (got,) = call_threaded(compile_threaded(module, opt_level=2), [xs, ws])
+    check(got, np.maximum(xs.astype(np.float64) @ ws, 0), k)

@@ -1,11 +1,13 @@
-// RUN: graph-opt -O2 -p lower-graph-to-loop %s | filecheck %s
-// The conv schedule: a 3x3 conv is an implicit GEMM on the 8x32 FMA
-// micro-kernel. The input is copied once per call into a padded,
-// stride-phase-split buffer; the weights become [K, 32] panels (packed at
-// compile time when constant, copied per panel otherwise); each tile of 8
-// pixels of one output row x 32 output channels accumulates blocks of K in
-// vector registers, adds them to the tile, and the fused epilogue (residual
-// add, relu) is applied to the tile before the store.
+// RUN: graph-opt %avx512 -O2 -p lower-graph-to-loop %s | filecheck %s
+// RUN: graph-opt %avx2 -O2 -p lower-graph-to-loop %s | filecheck %s --check-prefix=AVX2
+// The conv schedule: a 3x3 conv is an implicit GEMM on the target's FMA
+// micro-kernel (8 pixels x 32 channels with AVX-512, 6 x 16 with AVX2). The input
+// is copied once per call into a padded, stride-phase-split buffer; the
+// weights become [K, NR] panels (packed at compile time when constant,
+// copied per panel otherwise); each tile of pixels of one output row x NR
+// output channels accumulates blocks of K in vector registers, adds them to
+// the tile, and the fused epilogue (residual add, relu) is applied to the
+// tile before the store.
 
 // CHECK-LABEL: func.func private @conv_k0_conv2d_add_relu
 // CHECK-SAME: (%[[X:.*]]: memref<1x8x10x10xf32>, %[[W:.*]]: memref<32x8x3x3xf32>, %[[R:.*]]: memref<1x32x5x5xf32>, %[[OUT:.*]]: memref<1x32x5x5xf32>)
@@ -46,6 +48,31 @@
 // CHECK-NEXT:  %[[S:.*]] = arith.addf %[[T]], %[[RV]] : vector<5xf32>
 // CHECK:       %[[M:.*]] = arith.maximumf %[[S]], %{{.*}} : vector<5xf32>
 // CHECK-NEXT:  vector.store %[[M]], %[[OUT]]
+
+// With AVX2 the tile is 6 x 16 (12 ymm accumulators), and each tap is one
+// trip of a loop over (channel, ky, kx): the pixels the three taps of a
+// kernel row share would not fit next to the tile in 16 registers.
+// AVX2-LABEL: func.func private @conv_k0_conv2d_add_relu
+// AVX2:       %[[XQ:.*]] = memref.alloca() : memref<8x4x6x6xf32>
+// AVX2:       %[[TILE:.*]] = memref.alloca() : memref<6x16xf32>
+// AVX2:       %[[PANEL:.*]] = memref.alloca() : memref<72x16xf32>
+// AVX2:       %[[TT:.*]] = memref.alloca() : memref<128xf32>
+// AVX2:       scf.for %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// AVX2:         scf.for %{{.*}} iter_args({{.*}}) -> (vector<8xf32>
+// AVX2:           scf.for %[[KX:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<8xf32>
+// AVX2:             %[[B0:.*]] = vector.load %[[PANEL]]
+// AVX2-NEXT:        %[[B1:.*]] = vector.load %[[PANEL]]
+// AVX2:             %[[A:.*]] = memref.load %[[XQ]]
+// AVX2-NEXT:        %[[AV:.*]] = vector.broadcast %[[A]] : f32 to vector<8xf32>
+// AVX2-NEXT:        vector.fma %[[AV]], %[[B0]], %{{.*}} : vector<8xf32>
+// AVX2-NEXT:        vector.fma %[[AV]], %[[B1]], %{{.*}} : vector<8xf32>
+// AVX2-COUNT-8:     vector.fma
+// AVX2-NEXT:        scf.yield
+// The transpose of the tile in three stages of shuffles of 8 lanes.
+// AVX2:       vector.shuffle %{{.*}}, %{{.*}} [0, 8, 1, 9, 2, 10, 3, 11] : vector<8xf32>, vector<8xf32>
+// AVX2:       %[[T:.*]] = vector.load %[[TT]][%{{.*}}] : memref<128xf32>, vector<5xf32>
+// AVX2-NEXT:  %[[RV:.*]] = vector.load %{{.*}} vector<5xf32>
+// AVX2-NEXT:  arith.addf %[[T]], %[[RV]] : vector<5xf32>
 func.func @conv(%x: tensor<1x8x10x10xf32>, %w: tensor<32x8x3x3xf32>, %r: tensor<1x32x5x5xf32>) -> tensor<1x32x5x5xf32> {
   %y = graph.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x10x10xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x5x5xf32>
   %s = graph.add %y, %r : (tensor<1x32x5x5xf32>, tensor<1x32x5x5xf32>) -> tensor<1x32x5x5xf32>
@@ -53,11 +80,13 @@ func.func @conv(%x: tensor<1x8x10x10xf32>, %w: tensor<32x8x3x3xf32>, %r: tensor<
   func.return %o : tensor<1x32x5x5xf32>
 }
 
-// A constant weight is packed at compile time into [groups, panels, K, 32],
-// zero-padded: 16 channels use one vector of the panel, 8 accumulators.
+// A constant weight is packed at compile time into [groups, panels, K, NR],
+// zero-padded: 16 channels use one vector of the panel, 8 accumulators
+// (with AVX2 the whole panel of 16, 12 accumulators).
 // The unpacked original is no global: the kernel reads only the packed copy.
 // CHECK-NOT: sym_name = "packed_cst
 // CHECK: sym_name = "packed_packed{{[0-9]+}}", type = memref<1x1x9x32xf32>
+// AVX2: sym_name = "packed_packed{{[0-9]+}}", type = memref<1x1x9x16xf32>
 // CHECK-LABEL: func.func private @packed_k{{[0-9]+}}_conv2d
 // CHECK-SAME: (%{{.*}}: memref<1x1x16x16xf32>, %[[P:.*]]: memref<1x1x9x32xf32>, %{{.*}}: memref<1x16x16x16xf32>)
 // CHECK:       memref.alloca() : memref<1x1x18x18xf32>

@@ -1,5 +1,8 @@
-// RUN: graph-opt -O2 -p lower-graph-to-loop %s | filecheck %s
-// The conv backward schedules (lowering/conv_grad.py) on the FMA micro-kernels.
+// RUN: graph-opt %avx512 -O2 -p lower-graph-to-loop %s | filecheck %s
+// RUN: graph-opt %avx2 -O2 -p lower-graph-to-loop %s | filecheck %s --check-prefix=AVX2
+// The conv backward schedules (lowering/conv_grad.py) on the FMA micro-kernels
+// of the target: AVX-512 tiles of 8 x 32 (vector<16xf32>), AVX2 6 x 16
+// (vector<8xf32>).
 
 // grad_input, stride 2: one stride-1 transposed conv per output phase
 // (ry, rx), over the taps that reach it: rows 2i read g rows i (tap 1),
@@ -76,6 +79,17 @@ func.func @dx(%g: tensor<1x16x5x5xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<1x1
 // CHECK-NEXT:      vector.store %[[SUM]], %[[S]]
 // CHECK:       %[[V:.*]] = memref.load %[[S]]
 // CHECK-NEXT:  memref.store %[[V]], %[[DW]]
+
+// With AVX2, gT and S are padded to panels of 16 filters and a tile is 6
+// channels x 16 filters: 12 accumulators.
+// AVX2-LABEL: func.func private @dw_k0_conv2d_grad_filter
+// AVX2:       %[[GT:.*]] = memref.alloca() : memref<1x100x16xf32>
+// AVX2:       %[[S:.*]] = memref.alloca() : memref<1x8x3x3x16xf32>
+// AVX2:       scf.for %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// AVX2:         %[[B:.*]] = vector.load %[[GT]]
+// AVX2:         %[[A:.*]] = memref.load
+// AVX2-NEXT:    %[[AV:.*]] = vector.broadcast %[[A]] : f32 to vector<8xf32>
+// AVX2-NEXT:    vector.fma %[[AV]], %[[B]], %{{.*}} : vector<8xf32>
 func.func @dw(%x: tensor<1x8x10x10xf32>, %g: tensor<1x16x10x10xf32>) -> tensor<16x8x3x3xf32> {
   %dw = graph.conv2d_grad_filter %x, %g {kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x8x10x10xf32>, tensor<1x16x10x10xf32>) -> tensor<16x8x3x3xf32>
   func.return %dw : tensor<16x8x3x3xf32>

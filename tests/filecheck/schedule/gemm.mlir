@@ -1,7 +1,10 @@
-// RUN: graph-opt -O2 -p lower-graph-to-loop %s | filecheck %s
+// RUN: graph-opt %avx512 -O2 -p lower-graph-to-loop %s | filecheck %s
+// RUN: graph-opt %avx2 -O2 -p lower-graph-to-loop %s | filecheck %s --check-prefix=AVX2
 // The GEMM schedule: large enough f32 matmuls get a register-tiled FMA
-// micro-kernel (8 rows x 32 columns of C in 16 vector<16xf32> accumulators),
-// with the fused epilogue applied to the tile before the store.
+// micro-kernel, with the fused epilogue applied to the tile before the
+// store.  The tile is the target's: with AVX-512 8 rows x 32 columns of C in
+// 16 vector<16xf32> accumulators (of 32 registers), with AVX2 6 rows x 16
+// columns in 12 vector<8xf32> (of 16: BLIS's Haswell sgemm tile).
 
 // CHECK-LABEL: func.func private @dense_k0_matmul_add_relu
 // CHECK-SAME: (%[[A:.*]]: memref<20x40xf32>, %[[B:.*]]: memref<40x48xf32>, %[[BIAS:.*]]: memref<48xf32>, %[[OUT:.*]]: memref<20x48xf32>)
@@ -46,6 +49,27 @@
 // CHECK-NEXT:  %[[KEEP:.*]] = arith.ori %[[GT]], %[[NAN]] : i1
 // CHECK-NEXT:  %[[R2:.*]] = arith.select %[[KEEP]], %[[S2]], %{{.*}} : f32
 // CHECK-NEXT:  memref.store %[[R2]], %[[OUT]]
+
+// With AVX2, 6 x 16 tiles: 48 columns are 3 full panels, 20 rows 3 tiles and 2 left over.
+// AVX2-LABEL: func.func private @dense_k0_matmul_add_relu
+// AVX2-SAME: (%[[A:.*]]: memref<20x40xf32>, %[[B:.*]]: memref<40x48xf32>, %[[BIAS:.*]]: memref<48xf32>, %[[OUT:.*]]: memref<20x48xf32>)
+// AVX2:       %[[TILE:.*]] = memref.alloca() : memref<6x16xf32>
+// AVX2:       %[[PANEL:.*]] = memref.alloca() : memref<40x16xf32>
+// AVX2:       scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// AVX2-NEXT:    %[[B0:.*]] = vector.load %[[PANEL]][%[[K]], %{{.*}}] : memref<40x16xf32>, vector<8xf32>
+// AVX2-NEXT:    %[[B1:.*]] = vector.load %[[PANEL]][%[[K]], %{{.*}}] : memref<40x16xf32>, vector<8xf32>
+// AVX2-NEXT:    %[[A0:.*]] = memref.load %[[A]][%{{.*}}, %[[K]]]
+// AVX2-NEXT:    %[[AV:.*]] = vector.broadcast %[[A0]] : f32 to vector<8xf32>
+// AVX2-NEXT:    vector.fma %[[AV]], %[[B0]], %{{.*}} : vector<8xf32>
+// AVX2-NEXT:    vector.fma %[[AV]], %[[B1]], %{{.*}} : vector<8xf32>
+// AVX2-COUNT-10: vector.fma
+// AVX2:         scf.yield
+// AVX2-COUNT-12: vector.store %{{.*}}, %[[TILE]]
+// AVX2:         %[[T:.*]] = vector.load %[[TILE]][%{{.*}}, %{{.*}}] : memref<6x16xf32>, vector<8xf32>
+// AVX2-NEXT:    %[[S:.*]] = arith.addf %[[T]], %{{.*}} : vector<8xf32>
+// AVX2-NEXT:    arith.maximumf %[[S]], %{{.*}} : vector<8xf32>
+// AVX2:       scf.for {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// AVX2:       func.return
 func.func @dense(%a: tensor<20x40xf32>, %b: tensor<40x48xf32>, %c: tensor<48xf32>) -> tensor<20x48xf32> {
   %m = graph.matmul %a, %b : (tensor<20x40xf32>, tensor<40x48xf32>) -> tensor<20x48xf32>
   %s = graph.add %m, %c : (tensor<20x48xf32>, tensor<48xf32>) -> tensor<20x48xf32>
@@ -53,10 +77,11 @@ func.func @dense(%a: tensor<20x40xf32>, %b: tensor<40x48xf32>, %c: tensor<48xf32
   func.return %r : tensor<20x48xf32>
 }
 
-// A constant B is packed at compile time into zero-padded panels [ceil(N/32), K, 32].
+// A constant B is packed at compile time into zero-padded panels [ceil(N/NR), K, NR].
 // The unpacked original is no global: the kernel reads only the packed copy.
 // CHECK-NOT: sym_name = "packed_cst
 // CHECK: sym_name = "packed_packed{{[0-9]+}}", type = memref<1x40x32xf32>
+// AVX2: sym_name = "packed_packed{{[0-9]+}}", type = memref<2x40x16xf32>
 // CHECK-LABEL: func.func private @packed_k{{[0-9]+}}_matmul
 // CHECK-SAME: (%[[A:.*]]: memref<256x40xf32>, %[[P:.*]]: memref<1x40x32xf32>, %[[OUT:.*]]: memref<256x20xf32>)
 // CHECK:       %[[C20:.*]] = arith.constant 20 : index
