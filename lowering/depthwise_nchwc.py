@@ -1,14 +1,15 @@
 """The depthwise NCHWc conv micro-kernel (``graph.depthwise_conv2d_nchwc``).
 
-Input ``[N, C/16, H, W, 16]``, weight ``[C/16, KH, KW, 16]``, output
-``[N, C/16, OH, OW, 16]``: the 16 channels of a pixel are one vector, so a
-tap is one vector load of the input and one FMA by the tap's weight vector,
-whatever the width of the rows (an NCHW depthwise conv runs along a row of
-7 or 14 pixels in 16-lane vectors, mostly empty):
+Input ``[N, C/b, H, W, b]``, weight ``[C/b, KH, KW, b]``, output
+``[N, C/b, OH, OW, b]``, ``b`` one vector register of f32 on the target (16
+with AVX-512, 8 with AVX2): the channels of a pixel's block are one vector,
+so a tap is one vector load of the input and one FMA by the tap's weight
+vector, whatever the width of the rows (an NCHW depthwise conv runs along a
+row of 7 or 14 pixels in 16-lane vectors, mostly empty):
 
     for n, block cb (parallel):
       wv[t] = w[cb, t, :]                          (the KH*KW weight vectors, in registers)
-      for oy, tiles of R <= 8 pixels ox0..:
+      for oy, tiles of R pixels ox0..:            (R: tile_pixels, 8 on AVX-512, 6 on AVX2 for 3x3)
         acc[r] = sum over taps t of x[n, cb, oy*sy + ky*dy - pt, (ox0 + r)*sx + kx*dx - pl, :] * wv[t]
         out[n, cb, oy, ox0 + r, :] = epilogue(acc[r])
 
@@ -41,9 +42,14 @@ from graphopt.lowering.rules_nn import Window, reduce_dims, window_unroll
 from graphopt.lowering.rules_tensor import select
 from graphopt.target import Target
 
-LANES = 16
-#: Pixels per register tile: R accumulators next to the KH*KW weights.
+#: Pixels per register tile: R accumulators next to the KH*KW weights, at
+#: most TILE_PIXELS and, when the registers leave fewer than MIN_TILE_PIXELS,
+#: TILE_PIXELS (see :func:`tile_pixels`).  Measured with the AVX2 build on
+#: Zen 4 (MobileNetV2's 3x3 shapes, warm, one thread): tiles of 4 to 8
+#: pixels within 3% of each other (the kernel waits on memory, not on
+#: registers); the rule keeps the weights in registers.
 TILE_PIXELS = 8
+MIN_TILE_PIXELS = 4
 
 
 @dataclass
@@ -55,6 +61,7 @@ class DepthwiseNchwcPlan:
     anchor: graph.DepthwiseConv2dNchwcOp
     a: SSAValue
     b: SSAValue
+    pixels: int = TILE_PIXELS  # per register tile
     pack_b: bool = False
     packed: SSAValue | None = None
 
@@ -62,14 +69,27 @@ class DepthwiseNchwcPlan:
         emit_depthwise_nchwc(em, self, root, out)
 
 
+def tile_pixels(target: Target, block: int, taps: int) -> int:
+    """Pixels per register tile: as many as fit the registers beside the
+    ``taps`` weight vectors and one input vector, at most TILE_PIXELS (a
+    vector wider than the target's takes several of its registers).  When
+    fewer than MIN_TILE_PIXELS would fit (5x5 on 16 registers), the weights
+    are reloaded from L1 anyway, so the tile keeps TILE_PIXELS."""
+    regs = target.vector_registers // max(1, -(-block // target.f32_lanes))
+    fit = regs - taps - 1
+    return min(TILE_PIXELS, fit) if fit >= MIN_TILE_PIXELS else TILE_PIXELS
+
+
 def plan_depthwise_nchwc(op: graph.DepthwiseConv2dNchwcOp, constants: dict, target: Target) -> DepthwiseNchwcPlan | None:
-    """The micro-kernel for a 16-channel-block f32 depthwise conv whose
-    weight is a finite constant (a padded tap is left out, not multiplied)."""
+    """The micro-kernel for an f32 depthwise conv over blocks of whole
+    vectors (a multiple of 4 channels) whose weight is a finite constant (a
+    padded tap is left out, not multiplied)."""
     shape = tensor_of(op.input).get_shape()
     const = constants.get(op.weight)
-    if shape[4] != LANES or const is None or not np.isfinite(const.reference()[0]).all():
+    if shape[4] % 4 or const is None or not np.isfinite(const.reference()[0]).all():
         return None
-    return DepthwiseNchwcPlan(op, op.input, op.weight)
+    _, kh, kw, _ = tensor_of(op.weight).get_shape()
+    return DepthwiseNchwcPlan(op, op.input, op.weight, tile_pixels(target, shape[4], kh * kw))
 
 
 rules.GEMM_PLAN.register(graph.DepthwiseConv2dNchwcOp, plan_depthwise_nchwc)
@@ -91,16 +111,16 @@ def emit_depthwise_nchwc(em: KernelEmitter, plan: DepthwiseNchwcPlan, root: SSAV
     """The whole output nest (the module docstring)."""
     op = plan.anchor
     x, w = em.sources[plan.a], em.sources[plan.b]
-    n_img, cb, h, wd, _ = tensor_of(op.input).get_shape()
+    n_img, cb, h, wd, lanes = tensor_of(op.input).get_shape()
     _, kh, kw, _ = tensor_of(op.weight).get_shape()
     _, _, oh, ow, _ = tensor_of(op.result).get_shape()
     (sy, sx), (dy, dx), (pt, pl) = op.stride_values, op.dilation_values, op.pad_values[:2]
-    vt = VectorType(f32, [LANES])
+    vt = VectorType(f32, [lanes])
     zero = em.splat(em.scalar_constant(0.0, f32), vt)
     epilogue = VectorEpilogue.plan(op, root, em.sources, (4,))
-    size = min(TILE_PIXELS, ow)
+    size = min(plan.pixels, ow)
     tiles, rem = divmod(ow, size)
-    tile = em.local_buffer([size, LANES], f32) if epilogue is None else None
+    tile = em.local_buffer([size, lanes], f32) if epilogue is None else None
 
     def row_ok(oy: int) -> bool:
         return all(_inside(oy, sy, ky * dy, pt, h) for ky in range(kh))
@@ -130,10 +150,10 @@ def emit_depthwise_nchwc(em: KernelEmitter, plan: DepthwiseNchwcPlan, root: SSAV
             ox = idx_plus(em, ox0, r)
             at = [n, c, oy, ox, em.index(0)]
             if epilogue is not None:
-                em.emit_here(vector.StoreOp(epilogue.emit(em, at, accs[r], LANES), out, at))
+                em.emit_here(vector.StoreOp(epilogue.emit(em, at, accs[r], lanes), out, at))
                 continue
             em.vstore(accs[r], tile, [em.index(r), em.index(0)])
-            em.loop(LANES, lambda lane, r=r, ox=ox: store_from_tile(
+            em.loop(lanes, lambda lane, r=r, ox=ox: store_from_tile(
                 em, root, out, (op, (n, c, oy, ox, lane), tile, em.index(r), lane)))  # fmt: skip
 
     def row(n, c, wv, oy: SSAValue, oy_s: int | None) -> None:
