@@ -47,7 +47,8 @@ from graphopt.target import Target
 #: TILE_PIXELS (see :func:`tile_pixels`).  Measured with the AVX2 build on
 #: Zen 4 (MobileNetV2's 3x3 shapes, warm, one thread): tiles of 4 to 8
 #: pixels within 3% of each other (the kernel waits on memory, not on
-#: registers); the rule keeps the weights in registers.
+#: registers); the rule keeps the weights in registers.  AVX-512's 5x5
+#: tiles of 6 pixels (were 8): the same times.
 TILE_PIXELS = 8
 MIN_TILE_PIXELS = 4
 
