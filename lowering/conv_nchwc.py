@@ -788,7 +788,11 @@ def _reorder_nchw(em: KernelEmitter, op: graph.ReorderNchwOp, _: int, idx: list[
 @register_compute_rule(graph.MaxPool2dNchwcOp)
 def _max_pool2d_nchwc(em: KernelEmitter, op: graph.MaxPool2dNchwcOp, _: int, idx: list[SSAValue]) -> SSAValue:
     """Window maximum of one channel of a block; out-of-bounds taps read as
-    -inf.  The channels are the innermost, contiguous loop (LLVM vectorises it)."""
+    -inf.  The channels are the innermost, contiguous loop (LLVM vectorises
+    it): a pool the window kernel does not take (``depthwise_nchwc``), or
+    its tile."""
+    if (tiled := tile_value(em, op, idx)) is not None:
+        return tiled
     n, cb, y, x, c = idx
     _, _, h, w, _ = tensor_of(op.input).get_shape()
     t = elem_type(op.result)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from xdsl.dialects import memref, vector
+from xdsl.dialects import arith, func, memref, vector
 from xdsl.dialects.builtin import VectorType
 
 import graphopt
@@ -290,8 +290,10 @@ def test_layout_pass_blocks_the_stem_and_its_pool(cpu) -> None:
 @pytest.mark.parametrize("cpu", CPUS)
 @pytest.mark.parametrize("kernel,stride,pad,threads", [((3, 3), 2, 1, 1), ((2, 2), 2, 0, 2), ((3, 3), 1, 1, 2)])
 def test_max_pool2d_nchwc_is_the_nchw_pool_blocked(kernel, stride, pad, threads, cpu) -> None:
-    """Bit for bit the NCHW max-pool between reorders (padding never wins,
-    a NaN propagates), compiled and in the reference."""
+    """The NCHW max-pool between reorders (padding never wins, a NaN
+    propagates), in the reference and compiled: the window kernel of
+    depthwise_nchwc.py, vectors of the target's lanes, bounds-checked;
+    equal to the reference but for the sign of a zero (none here)."""
     block = lanes(cpu)
     x = rand(1, 32, 9, 9)
     x[0, 3, 4, 4] = np.nan
@@ -303,7 +305,28 @@ def test_max_pool2d_nchwc_is_the_nchw_pool_blocked(kernel, stride, pad, threads,
     ri = r.input(x.shape)
     want = graph.to_blocked(interpret(r.build(r.max_pool2d(ri, kernel, (stride, stride), pads)), x)[0], block)
     np.testing.assert_array_equal(interpret(m, x)[0], want)
-    check_compiled(m, cpu, [x], want, threads=threads, opt_level=3, rtol=0, atol=0)
+    vt = VectorType(graph.f32, [block])
+    assert any(isinstance(op, arith.MaximumfOp) and op.result.type == vt for op in lowered(m, cpu).walk())
+    check_compiled(m, cpu, [x], want, threads=threads, opt_level=3, rtol=0, atol=0, bounds_check=True)
+
+
+@pytest.mark.parametrize("epilogue", ["vector", "scalar"])
+@pytest.mark.parametrize("cpu", CPUS)
+def test_max_pool2d_nchwc_epilogues(cpu, epilogue) -> None:
+    """A fused bias add runs on the window kernel's vectors; tanh (no vector
+    form) reads the tile element by element through the pool's compute rule."""
+    block = lanes(cpu)
+    x, bias = rand(1, 32, 10, 10), rand(32 // block, 1, 1, block)
+    b = GraphBuilder("f")
+    pool = b.max_pool2d_nchwc(b.reorder_nchwc(b.input(x.shape), block), (3, 3), (2, 2), (1, 1, 1, 1))
+    m = b.build(b.add(pool, b.constant(bias)) if epilogue == "vector" else b.tanh(pool))
+    names = [op.sym_name.data for op in lowered(m, cpu, "O3").walk() if isinstance(op, func.FuncOp)]
+    assert any(name.endswith("max_pool2d_nchwc_add" if epilogue == "vector" else "max_pool2d_nchwc_tanh") for name in names)
+    r = GraphBuilder("g")
+    ri = r.input(x.shape)
+    pooled = graph.to_blocked(interpret(r.build(r.max_pool2d(ri, (3, 3), (2, 2), (1, 1, 1, 1))), x)[0], block)
+    want = pooled + bias if epilogue == "vector" else np.tanh(pooled)
+    check_compiled(m, cpu, [x], want, rtol=1e-6, atol=1e-6, opt_level=3)
 
 
 def test_max_pool2d_nchwc_gradient() -> None:
