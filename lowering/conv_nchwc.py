@@ -29,13 +29,14 @@ for pointwise convs, 2 x 7 (or 8) for the others, as tuned below; 16
 tap's channels in the inner step (a row's taps straight, at stride 1, share
 their broadcast pixels: more live values than 16 registers hold).
 
-A flat plane (pointwise) runs its strips outermost, each over every panel,
-when that moves fewer bytes than each panel over the whole plane
-(:func:`strips_outer`: AVX2's narrower panels re-read the plane twice as
-often).  A padded input larger than BANDED_ABOVE_BYTES (VGG's 224x224x64
-is 13 MB) is copied in bands of output rows, each band's padded rows into a
-stack buffer of at most BAND_BYTES of its thread's, the bands in parallel
+A padded input larger than BANDED_ABOVE_BYTES (VGG's 224x224x64 is 13 MB)
+is copied in bands of output rows, each band's padded rows into a stack
+buffer of at most BAND_BYTES of its thread's, the bands in parallel
 (:func:`band_rows`), so an image of any size takes the micro-kernel.
+(Tried and left out: a flat plane's strips outermost, each over every
+panel, where that moves fewer bytes (AVX2's narrower panels re-read the
+plane twice as often): ResNet-50 at one thread within 0.5% either way, at
+two threads slower with the AVX-512 build.)
 
 The block's weights (a pointwise conv: 128 channels x 32, 16 KB) stay in L1
 over the strip's tiles.  While the first tiles of a strip run a block, each
@@ -189,10 +190,6 @@ MAX_XQ_BYTES = 4 * 1024 * 1024
 #: 512 @28, ResNet's): no change, nor bands of 256 KB or 1 MB.
 BANDED_ABOVE_BYTES = MAX_XQ_BYTES
 BAND_BYTES = 512 * 1024
-#: The order of a flat plane's strips and panels: None chooses by the bytes
-#: moved (:func:`strips_outer`; measured, ResNet-50 at one thread: AVX2
-#: build 86.0 -> 83.5 ms, AVX-512 78.0 against 78.1); True or False forces.
-STRIPS_OUTER: bool | None = None
 #: Balance the last tiles of a row (:func:`row_tiles`).  Measured, AVX2
 #: build, 4 x 3 tiles, warm, one thread: 3x3 512 @7 (3 + 2 + 2 pixels, not
 #: 3 + 3 + 1) 2.54 -> 2.28 ms, 256 /2 @14 0.66 -> 0.59, 128 @28 2.39 -> 2.31.
@@ -232,7 +229,6 @@ class NchwcPlan:
     flat: bool = False  # tiles run over the whole plane (pointwise)
     taps_straight: bool = True  # a kernel row's taps straight (else a tap's channels, or a loop)
     prefetch_alone: bool = True  # a strip of one tile prefetches the next block's weights
-    strips_outer: bool = False  # a flat plane's strips outermost, each over every panel
     band_rows: int = 0  # output rows per band of a banded padded copy (0: the whole image's)
     pack_b: bool = True
     packed: SSAValue | None = None
@@ -309,24 +305,7 @@ def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict, target: Target) -> Nc
     wide = (o // lanes) % wide_blocks == 0 and width > NARROW_ROWS and wide_panel <= WIDE_PANEL_BYTES and kh * kw == 1
     plan.nb, plan.mr = tiles.wide if wide else tiles.narrow(width)
     plan.taps_straight, plan.prefetch_alone = tiles.taps_straight, tiles.prefetch_alone
-    plan.strips_outer = plan.flat and strips_outer(plan)
     return plan
-
-
-def strips_outer(plan: NchwcPlan) -> bool:
-    """Whether a flat plane's strips run outermost, each over every panel,
-    rather than each panel over every strip: the order that moves fewer
-    bytes, reading the plane once and the weights once a strip, or the
-    weights once and the plane once a panel (a strided plane's pixels are
-    whole 64-byte lines apart: a short block wastes the rest of its line)."""
-    if STRIPS_OUTER is not None:
-        return STRIPS_OUTER
-    pixel = plan.cl * 4 if plan.stride == (1, 1) else max(plan.cl * 4, 64)
-    plane = plan.cb * plan.oh * plan.ow * pixel
-    weights = plan.o * plan.cb * plan.cl * 4
-    panels = -(-plan.o // (plan.nb * plan.lanes))
-    strips = -(-plan.oh * plan.ow // STRIP_PIXELS)
-    return strips * weights + plane < panels * plane + weights
 
 
 def band_rows(plan: NchwcPlan) -> int:
@@ -461,7 +440,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     tail_px = sum(tail)
     if plan.flat:
         panel = plan.cb * plan.cl * nr * 4
-        strip_tiles = max(1, STRIP_PIXELS // mr) if panel >= MIN_STRIP_PANEL_BYTES or plan.strips_outer else 1
+        strip_tiles = max(1, STRIP_PIXELS // mr) if panel >= MIN_STRIP_PANEL_BYTES else 1
         strips = max(1, -(-full_tiles // strip_tiles))
         strip_px = max(strip_tiles * mr, width - (strips - 1) * strip_tiles * mr)
         strip_rows = 1
@@ -692,7 +671,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
             return out_rows * (full_tiles + len(tail))
         return strips if plan.flat else out_rows // strip_rows
 
-    strips_per_panel = 1 if plan.strips_outer else panel_strips(plan.band_rows or plan.oh)
+    strips_per_panel = panel_strips(plan.band_rows or plan.oh)
     k = plan.cb * plan.cl * plan.kh * plan.kw
     by_panels = split_panels(strips, full_panels, plan.o * k, plan.cb * plan.cl * plan.hp * plan.wp)
 
@@ -736,24 +715,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
         panels_of(n, oy0, out_rows, False)
         origin, strips_per_panel = None, panel_strips(plan.band_rows)
 
-    def strips_then_panels(n) -> None:
-        """A flat plane's strips, each running every panel over its pixels."""
-        size = strip_tiles * mr
-
-        def panels(x0: SSAValue, count: int, last_tiles: tuple[int, ...]) -> None:
-            if full_panels:
-                em.loop(full_panels, lambda p: strip(n, p, None, x0, count, last_tiles, 1, nb), parallel=by_panels)
-            if last_blocks:
-                strip(n, em.index(full_panels), None, x0, count, last_tiles, 1, last_blocks)
-
-        if strips > 1:
-            em.loop(strips - 1, lambda s: panels(em.idx_mul(s, size), strip_tiles, ()), parallel=not by_panels)
-        panels(em.index((strips - 1) * size), full_tiles - (strips - 1) * strip_tiles, tail)
-
     def image(n):
-        if plan.strips_outer:
-            strips_then_panels(n)
-            return
         if plan.band_rows:
             full_bands, last_rows = divmod(plan.oh, plan.band_rows)
             em.loop(full_bands, lambda b: band(n, em.idx_mul(b, plan.band_rows), plan.band_rows), parallel=True)

@@ -3,8 +3,7 @@ numpy reference (and a float64 conv), compiled for AVX2 (blocks of 8, 16
 registers) and AVX-512 (blocks of 16, 32 registers) at 1 and 2 threads,
 run where this machine can and compiled to an object file elsewhere (the
 micro-kernel of lowering/conv_nchwc.py: each target's wide and narrow
-tiles and their last tiles, flat and per-row pixels, strips before panels
-and after, padded, strided, an NCHW input, vector and scalar epilogues,
+tiles and their last tiles, flat and per-row pixels, padded, strided, an NCHW input, vector and scalar epilogues,
 large padded inputs in bands), and the ``layout-nchwc`` pass preserving
 semantics."""
 
@@ -178,19 +177,6 @@ def test_row_tiles_balance_a_short_remainder() -> None:
     assert conv_nchwc.row_tiles(7, 3) == (1, (2, 2))
     assert conv_nchwc.row_tiles(9, 8) == (0, (5, 4))
     assert conv_nchwc.row_tiles(2, 3) == (0, (2,))
-
-
-@pytest.mark.parametrize("strips_outer", [True, False])
-@pytest.mark.parametrize("cpu", CPUS)
-def test_strips_and_panels_in_either_order(cpu, strips_outer, monkeypatch) -> None:
-    """A flat plane's strips each over every panel, or each panel over every
-    strip: the same result, at 1 and 2 threads (a panel loop or a strip loop
-    parallel), with the weight prefetch in bounds."""
-    monkeypatch.setattr(conv_nchwc, "STRIPS_OUTER", strips_outer)
-    block = lanes(cpu)
-    m, inputs, want = conv_model(128, 96, 15, 1, 1, 0, True, block)
-    assert plan_of(m, cpu).strips_outer == strips_outer
-    check_compiled(m, cpu, inputs, want, threads=(1, 2), bounds_check=True)
 
 
 BAND_CASES = [
