@@ -3,9 +3,9 @@ numpy reference (and a float64 conv), compiled for AVX2 (blocks of 8, 16
 registers) and AVX-512 (blocks of 16, 32 registers) at 1 and 2 threads,
 run where this machine can and compiled to an object file elsewhere (the
 micro-kernel of lowering/conv_nchwc.py: each target's wide and narrow
-tiles and their last tiles, flat and per-row pixels, padded, strided, an NCHW input, vector and scalar epilogues,
-large padded inputs in bands), and the ``layout-nchwc`` pass preserving
-semantics."""
+tiles and their last tiles, flat and per-row pixels, padded, strided, an
+NCHW input, vector and scalar epilogues, large padded inputs in bands),
+and the ``layout-nchwc`` pass preserving semantics."""
 
 from __future__ import annotations
 
