@@ -327,6 +327,15 @@ def band_rows(plan: NchwcPlan) -> int:
     return max(dividing) if dividing and 2 * max(dividing) >= max(fits) else max(fits)
 
 
+def strip_tile_count(full_tiles: int, mr: int) -> int:
+    """Tiles per strip of a flat plane: about STRIP_PIXELS, a divisor of
+    the plane's full tiles when one is within a half of that (the strips
+    then run in one loop)."""
+    want = max(1, STRIP_PIXELS // mr)
+    near = [d for d in range(max(1, want * 2 // 3), want * 3 // 2 + 1) if full_tiles % d == 0]
+    return min(near, key=lambda d: abs(d - want)) if near else want
+
+
 def row_tiles(width: int, mr: int) -> tuple[int, tuple[int, ...]]:
     """A row of ``width`` pixels as full tiles of ``mr`` and the last tiles:
     a remainder of fewer than half a tile shares the last full tile's pixels
@@ -440,9 +449,16 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     tail_px = sum(tail)
     if plan.flat:
         panel = plan.cb * plan.cl * nr * 4
-        strip_tiles = max(1, STRIP_PIXELS // mr) if panel >= MIN_STRIP_PANEL_BYTES else 1
-        strips = max(1, -(-full_tiles // strip_tiles))
-        strip_px = max(strip_tiles * mr, width - (strips - 1) * strip_tiles * mr)
+        strip_tiles = strip_tile_count(full_tiles, mr) if panel >= MIN_STRIP_PANEL_BYTES else 1
+        # Strips that divide the full tiles run in one loop, the last tiles
+        # a strip of their own (one copy of the strip's code, not two).
+        whole_strips = full_tiles > 0 and full_tiles % strip_tiles == 0
+        if whole_strips:
+            strips = full_tiles // strip_tiles + (1 if tail else 0)
+            strip_px = max(strip_tiles * mr, tail_px)
+        else:
+            strips = max(1, -(-full_tiles // strip_tiles))
+            strip_px = max(strip_tiles * mr, width - (strips - 1) * strip_tiles * mr)
         strip_rows = 1
     elif tile_strips:
         strip_rows, strips, strip_tiles, strip_px = 1, plan.oh, 1, max(mr, *tail) if tail else mr
@@ -678,7 +694,13 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     def rows_of(n, p, nvec: int, oy0: SSAValue, out_rows: int) -> None:
         """Panel ``p``'s strips over output rows ``oy0 .. oy0 + out_rows``
         (parallel over them unless a band loop is)."""
-        if plan.flat:
+        if plan.flat and whole_strips:
+            size = strip_tiles * mr
+            em.loop(full_tiles // strip_tiles, lambda s: strip(n, p, None, em.idx_mul(s, size), strip_tiles, (), 1, nvec),
+                    parallel=True)  # fmt: skip
+            if tail:
+                strip(n, p, None, em.index(full_tiles * mr), 0, tail, 1, nvec)
+        elif plan.flat:
             size = strip_tiles * mr
             if strips > 1:
                 em.loop(strips - 1, lambda s: strip(n, p, None, em.idx_mul(s, size), strip_tiles, (), 1, nvec), parallel=True)

@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import VectorType
 
 import graphopt
 from graphopt.dialects import graph
+from graphopt.dialects.graph import tensor_of
 from graphopt.dialects.loop import PrefetchOp
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering import conv_nchwc
@@ -177,6 +178,8 @@ def test_row_tiles_balance_a_short_remainder() -> None:
     assert conv_nchwc.row_tiles(7, 3) == (1, (2, 2))
     assert conv_nchwc.row_tiles(9, 8) == (0, (5, 4))
     assert conv_nchwc.row_tiles(2, 3) == (0, (2,))
+    assert conv_nchwc.strip_tile_count(522, 6) == 18  # 56x56 in tiles of 6: 29 strips of 18 tiles, then the last
+    assert conv_nchwc.strip_tile_count(7, 6) == 16  # no divisor near: strips of 16
 
 
 BAND_CASES = [
@@ -323,6 +326,43 @@ def test_max_pool2d_nchwc_gradient() -> None:
         return b.reorder_nchw(b.max_pool2d_nchwc(b.reorder_nchwc(args[0], 16), (3, 3), (2, 2), (1, 1, 1, 1)))
 
     check_vjp(build_module(build, inputs), inputs, rng=RNG)
+
+
+def _dense_block(b: GraphBuilder, x, layers: int = 3, growth: int = 16):
+    """DenseNet's pattern: each layer a batch norm (a per-channel scale and
+    shift computed from its statistics by graph ops, as decompose leaves
+    it), relu and a conv, its output concatenated to its input."""
+    c = b.constant
+    for _ in range(layers):
+        ch = tensor_of(x).get_shape()[1]
+        var, mean = np.abs(rand(ch)) + 0.5, rand(ch)
+        scale = b.reshape(b.div(c(rand(ch)), b.sqrt(b.add(c(var), c(np.float32(1e-5).reshape(1))))), (ch, 1, 1))
+        y = b.relu(b.add(b.mul(b.sub(x, c(mean.reshape(ch, 1, 1))), scale), c(rand(ch, 1, 1))))
+        y = b.conv2d(y, c(rand(growth, ch, 3, 3) * 0.1), (1, 1), (1, 1, 1, 1))
+        x = b.concat([x, y], 1)
+    return x
+
+
+@pytest.mark.parametrize("cpu", CPUS)
+def test_layout_pass_blocks_concats_and_computed_per_channel_operands(cpu) -> None:
+    """A dense block stays blocked through its concats (along the blocks)
+    and its batch norms (the computed per-channel vectors re-laid out as
+    [C/b, 1, 1, b], then folded): one reorder in, one out."""
+    b = GraphBuilder("f")
+    x = b.input((1, 16, 10, 10))
+    block = _dense_block(b, b.conv2d(x, b.constant(rand(16, 16, 1, 1))))
+    m = b.build(b.relu(b.conv2d(block, b.constant(rand(32, 64, 1, 1) * 0.1))))
+    before = m.clone()
+    run_pipeline(with_target(m, cpu), "layout-nchwc{min-macs-per-reordered=0},fold-constants")
+    names = [op.name for op in m.walk()]
+    assert names.count("graph.conv2d_nchwc") == 5 and "graph.conv2d" not in names
+    assert names.count("graph.concat") == 3 and all(
+        len(tensor_of(op.results[0]).get_shape()) == 5 for op in m.walk() if isinstance(op, graph.ConcatOp))
+    assert names.count("graph.reorder_nchwc") == 1 and names.count("graph.reorder_nchw") == 1
+    xs = rand(1, 16, 10, 10)
+    want = interpret(before, xs)[0]
+    np.testing.assert_allclose(interpret(m, xs)[0], want, rtol=1e-5, atol=1e-5)
+    check_compiled(m, cpu, [xs], want, threads=(1, 2), opt_level=3)
 
 
 @pytest.mark.parametrize("cpu", CPUS)
