@@ -24,7 +24,15 @@ Kernels are matched by what they compute (conv kernel size, stride,
 channels, input size, residual or not; pool kind and shape...), so the table
 rows are classes of identical layers with their counts.
 
-Run: ``python benchmarks/kernel_profile.py [--model resnet50] [--repeats 7] [--top 30]``
+``--onnx NAME`` profiles one of the onnx package's light models instead
+(``vgg19``, ``bvlc_alexnet``...; ``tests/conformance/light_models.py``),
+its ``ConstantOfShape`` weights replaced by seeded random dense ones, both
+systems running that model on the onnx runner's input.  ``--target-cpu``
+and ``--target-features`` compile graph-opt for another target (``haswell``:
+AVX2); onnxruntime runs its own kernels for the host.
+
+Run: ``python benchmarks/kernel_profile.py [--model resnet50 | --onnx vgg19] [--repeats 7] [--top 30]
+[--target-cpu haswell]``
 """
 
 from __future__ import annotations
@@ -57,7 +65,8 @@ import graphopt  # noqa: E402
 from graphopt.dialects import fused  # noqa: E402
 from graphopt.dialects import graph as gc  # noqa: E402
 from graphopt.dialects.graph import tensor_of  # noqa: E402
-from graphopt.runtime.compile import run_pipeline  # noqa: E402
+from graphopt.runtime.compile import run_pipeline, set_target  # noqa: E402
+from graphopt.target import Target  # noqa: E402
 from graphopt.transforms.pipelines import pipeline_passes  # noqa: E402
 
 #: The -O3 graph passes up to fusion (``plan-memory`` runs per kernel function).
@@ -183,6 +192,21 @@ def chained_calls(compiled, kernels: list[Kernel], inputs: dict) -> list:
     return calls, env
 
 
+def onnx_light_model(name: str) -> tuple[ModuleOp, bytes, np.ndarray]:
+    """A light model of the onnx package with seeded random dense weights:
+    the graph-opt module, the ONNX model's bytes, the runner's input."""
+    import onnx
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "conformance"))
+    from light_models import graph_inputs, model_path, runner_input, with_random_weights
+
+    from graphopt.frontends.onnx import import_model
+
+    model = with_random_weights(onnx.load(model_path(name)))
+    (vi,) = graph_inputs(model)
+    return import_model(model), model.SerializeToString(), runner_input(vi)
+
+
 def ort_profile_session(model, prefix: str):
     import onnxruntime as ort
 
@@ -220,20 +244,31 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=40, help="rows of the per-class table")
     parser.add_argument("--warm", action="store_true", help="also time each kernel called alone again and again")
     parser.add_argument("--no-nchwc", action="store_true", help="leave layout-nchwc out (kernels and whole model)")
+    parser.add_argument("--onnx", default=None, help="a light model of the onnx package instead (vgg19, ...)")
+    parser.add_argument("--target-cpu", default=None, help="graph-opt's target CPU (default: this machine's)")
+    parser.add_argument("--target-features", default=None, help="LLVM features added or removed (e.g. -avx512f)")
     args = parser.parse_args()
     drop = ("layout-nchwc",) if args.no_nchwc else ()
     passes = ",".join(p for p in GRAPH_PASSES.split(",") if p not in drop)
+    target = Target.from_options(cpu=args.target_cpu, features=args.target_features)
+    print(f"host: {Target.host().describe()}\ngraph-opt target: {target.describe()}")
 
-    module = dense_weights(MODELS[args.model]())
-    onnx_model = export(module)
+    if args.onnx:
+        module, onnx_model, image = onnx_light_model(args.onnx)
+        args.model = "main"
+    else:
+        module = dense_weights(MODELS[args.model]())
+        onnx_model = export(module)
+        image = RNG.standard_normal((1, 3, 224, 224)).astype(np.float32)
+    set_target(module, target)
     fused_model = module.clone()
     run_pipeline(fused_model, passes)
     kmod, kernels = kernel_module(fused_model)
+    set_target(kmod, target)
     t0 = time.process_time()
     compiled = graphopt.compile(kmod, pipeline="plan-memory", num_threads=1)
     compile_s = time.process_time() - t0
     whole = graphopt.compile(module, ",".join(p for p in pipeline_passes("O3") if p not in drop), num_threads=1)
-    image = RNG.standard_normal((1, 3, 224, 224)).astype(np.float32)
 
     tmp = tempfile.mkdtemp(prefix="kernel_profile_")
     sess = ort_profile_session(onnx_model, os.path.join(tmp, "ort"))
@@ -288,7 +323,7 @@ def main() -> None:
 
     go_total = sum(sum(v) for v in go_by.values())
     ort_total = sum(sum(v) for v in ort_by.values())
-    print(f"{args.model}: {len(kernels)} graph-opt kernels (compiled alone: {compile_s:.1f} CPU-s), "
+    print(f"{args.onnx or args.model}: {len(kernels)} graph-opt kernels (compiled alone: {compile_s:.1f} CPU-s), "
           f"{len(ort_times)} onnxruntime nodes; medians of {args.repeats} interleaved repeats")  # fmt: skip
     print(f"whole model, CPU ms per call: graph-opt -O3 {1e3 * statistics.median(model_cpu['graph-opt']):.1f}, "
           f"onnxruntime {1e3 * statistics.median(model_cpu['onnxruntime']):.1f} "

@@ -22,7 +22,17 @@ call after the pause and after another system ran), for every system alike.
 ``--realtime`` (root) times at real-time priority (``harness.realtime``), so
 that other processes on a shared machine cannot take a CPU from a call.
 
-Run: ``python benchmarks/resnet50.py [--repeats 7] [--models resnet50,mobilenet_v2] [--realtime]``
+``--target-cpu`` and ``--target-features`` compile graph-opt for another
+target than this machine (``--target-cpu haswell``: AVX2 + FMA, 16 vector
+registers; a comma-separated list compiles one build per CPU, each a row:
+``--target-cpu host,haswell``); the header names the host CPU and each
+target.  onnxruntime always runs its best kernels for the host (it picks
+them at run time), so on an AVX-512 host an AVX2 build is compared against
+onnxruntime's AVX-512 kernels.  ``--threads 1`` and ``--no-numpy`` leave
+rows out.
+
+Run: ``python benchmarks/resnet50.py [--repeats 7] [--models resnet50,mobilenet_v2] [--realtime]
+[--target-cpu host,haswell] [--threads 1] [--no-numpy]``
 """
 
 from __future__ import annotations
@@ -47,6 +57,7 @@ from xdsl.dialects import func  # noqa: E402
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 
 import graphopt  # noqa: E402
+from graphopt.target import Target  # noqa: E402
 from graphopt.dialects import graph  # noqa: E402
 from graphopt.dialects import graph as gc  # noqa: E402
 from graphopt.dialects import graph as nn  # noqa: E402
@@ -158,69 +169,93 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--models", default="resnet50,mobilenet_v2")
     parser.add_argument("--realtime", action="store_true", help="time at SCHED_FIFO priority (needs root)")
+    parser.add_argument("--target-cpu", default="host", help="graph-opt's target CPU(s), comma-separated (default: host)")
+    parser.add_argument("--target-features", default=None, help="LLVM features added or removed (e.g. -avx512f)")
+    parser.add_argument("--threads", default="1,2", help="thread counts to time (default 1,2)")
+    parser.add_argument("--no-numpy", action="store_true", help="leave the numpy rows out")
     args = parser.parse_args()
+    threads = [int(t) for t in args.threads.split(",")]
+    targets = {cpu: Target.from_options(cpu=cpu, features=args.target_features) for cpu in args.target_cpu.split(",")}
+    labels = {cpu: "graph-opt" if len(targets) == 1 else f"graph-opt {cpu}" for cpu in targets}
 
     if args.realtime:
         harness.realtime(True)
     peaks = harness.print_run_header(args.repeats)
     harness.realtime(False)
+    print(f"host: {Target.host().describe()}")
+    for cpu, target in targets.items():
+        print(f"graph-opt target{'' if len(targets) == 1 else ' ' + cpu}: {target.describe()}")
+    print("onnxruntime: its own kernels for the host's CPU, chosen at run time, whatever graph-opt's target\n")
 
     summary = {}
     for name in args.models.split(","):
         module = dense_weights(MODELS[name]())
         flops = model_flops(module)
-        _, compile_o2 = cpu_seconds(lambda: graphopt.compile(module, opt_level=2))
-        compiled, compile_o3 = cpu_seconds(lambda: graphopt.compile(module, opt_level=3))
-        fn = compiled[name]
+        builds, compile_o2 = {}, {}
+        for cpu, target in targets.items():
+            _, compile_o2[cpu] = cpu_seconds(lambda t=target: graphopt.compile(module, opt_level=2, target=t))
+            builds[cpu], compile_o3 = cpu_seconds(lambda t=target: graphopt.compile(module, opt_level=3, target=t))
+            print(f"{name}, graph-opt for {cpu}: compile, CPU s: -O2 {compile_o2[cpu]:.1f}, -O3 {compile_o3:.1f}")
         model = export(module)
         sessions, ort_setup = {}, 0.0
-        for t in harness.THREADS:
+        for t in threads:
             sessions[t], s = cpu_seconds(lambda t=t: harness.ort_session(model, t))
-            ort_setup = s if t == 1 else ort_setup
+            ort_setup = s if t == threads[0] else ort_setup
         eager = numpy_model(module)
         image = RNG.standard_normal((1, 3, 224, 224)).astype(np.float32)
-        ort_in = {sessions[1].get_inputs()[0].name: image}
-        ref = sessions[1].run(None, ort_in)[0]
-        for system, out in (("graph-opt", fn(image)), ("numpy", eager(image))):
+        ort_in = {sessions[threads[0]].get_inputs()[0].name: image}
+        ref = sessions[threads[0]].run(None, ort_in)[0]
+        checks = [(labels[cpu], c[name](image)) for cpu, c in builds.items()]
+        if not args.no_numpy:
+            checks.append(("numpy", eager(image)))
+        for system, out in checks:
             err = float(np.max(np.abs(out - ref)) / np.max(np.abs(ref)))
             assert err < 1e-3, f"{name}: {system} differs from onnxruntime by {err:.1e}"
-        print(f"{name}: {flops / 1e9:.2f} GFLOP; compile, CPU s: graph-opt -O2 {compile_o2:.1f}, "
-              f"-O3 {compile_o3:.1f}; onnxruntime session {ort_setup:.2f}")  # fmt: skip
+        print(f"{name}: {flops / 1e9:.2f} GFLOP; onnxruntime session {ort_setup:.2f} CPU s")
         contenders = []
-        for t in harness.THREADS:
-            contenders.append(harness.Contender("graph-opt", t, harness.graph_opt_call(compiled, fn, t, [image])))
-            contenders.append(harness.Contender("numpy", t, lambda: eager(image)))
+        for t in threads:
+            for cpu, compiled in builds.items():
+                contenders.append(harness.Contender(labels[cpu], t, harness.graph_opt_call(compiled, compiled[name], t, [image])))
+            if not args.no_numpy:
+                contenders.append(harness.Contender("numpy", t, lambda: eager(image)))
             contenders.append(harness.Contender("onnxruntime", t, harness.ort_call(sessions[t], [image])))
         if args.realtime:
             harness.realtime(True)
         harness.measure(contenders, args.repeats, min_sample_s=SAMPLE_S)
         harness.realtime(False)
         by = {(c.system, c.threads): c for c in contenders}
-        print(f"{'system':12}{'thr':>4}{'CPU':>10}{'wall':>10}{'GFLOP/s':>9}{'vs ort':>8}{'% sgemm':>9}"
+        width = max(12, *(len(label) + 1 for label in labels.values()))
+        print(f"{'system':{width}}{'thr':>4}{'CPU':>10}{'wall':>10}{'GFLOP/s':>9}{'vs ort':>8}{'% sgemm':>9}"
               f"{'1st call':>10}")  # fmt: skip
         for c in contenders:
             rate = flops / c.basis_s / 1e9
             ratio = c.basis_s / by[("onnxruntime", c.threads)].basis_s
-            print(f"{c.system:12}{c.threads:>4}{harness.fmt_time(c.cpu_s):>10}{harness.fmt_time(c.wall_s):>10}"
+            print(f"{c.system:{width}}{c.threads:>4}{harness.fmt_time(c.cpu_s):>10}{harness.fmt_time(c.wall_s):>10}"
                   f"{rate:>9.1f}{ratio:>7.2f}x{100 * rate / peaks.sgemm_gflops[c.threads]:>8.0f}%"
                   f"{harness.fmt_time(c.first_basis_s):>10}")  # fmt: skip
-        g1, g2 = by[("graph-opt", 1)], by[("graph-opt", 2)]
-        print(f"graph-opt 2 threads vs 1 (1-thread CPU / 2-thread wall): {g1.basis_s / g2.basis_s:.2f}x; "
-              f"first calls after the pause: {g1.first_basis_s / g2.first_basis_s:.2f}x\n")  # fmt: skip
+        if 2 in threads and 1 in threads:
+            for label in labels.values():
+                g1, g2 = by[(label, 1)], by[(label, 2)]
+                print(f"{label} 2 threads vs 1 (1-thread CPU / 2-thread wall): {g1.basis_s / g2.basis_s:.2f}x; "
+                      f"first calls after the pause: {g1.first_basis_s / g2.first_basis_s:.2f}x")  # fmt: skip
+        print()
         summary[name] = (by, compile_o2)
 
-    if "resnet50" in summary:
+    if "resnet50" in summary and 1 in threads:
         by, compile_o2 = summary["resnet50"]
-        g1, g2 = by[("graph-opt", 1)], by[("graph-opt", 2)]
         o1 = by[("onnxruntime", 1)]
-        r = g1.cpu_s / o1.cpu_s
-        speedup, first = g1.basis_s / g2.basis_s, g1.first_basis_s / g2.first_basis_s
-        print("targets (ResNet-50):")
-        print(f"  one thread, <= 1.2x onnxruntime (CPU time): {harness.met(r <= 1.2)} ({r:.2f}x)")
-        print(f"  one thread, <= 1.0x onnxruntime (CPU time): {harness.met(r <= 1.0)} ({r:.2f}x)")
-        print(f"  two threads >= 1.7x faster than one (1-thread CPU / 2-thread wall, steady state): "
-              f"{harness.met(speedup >= 1.7)} ({speedup:.2f}x; first call after a pause {first:.2f}x)")  # fmt: skip
-        print(f"  compiles at -O2 in <= 3 CPU-s: {harness.met(compile_o2 <= 3.0)} ({compile_o2:.1f} s)")
+        for cpu, label in labels.items():
+            g1 = by[(label, 1)]
+            r = g1.cpu_s / o1.cpu_s
+            print(f"targets (ResNet-50, graph-opt for {targets[cpu].cpu}, {targets[cpu].vector_isa}):")
+            print(f"  one thread, <= 1.2x onnxruntime (CPU time): {harness.met(r <= 1.2)} ({r:.2f}x)")
+            print(f"  one thread, <= 1.0x onnxruntime (CPU time): {harness.met(r <= 1.0)} ({r:.2f}x)")
+            if 2 in threads:
+                g2 = by[(label, 2)]
+                speedup, first = g1.basis_s / g2.basis_s, g1.first_basis_s / g2.first_basis_s
+                print(f"  two threads >= 1.7x faster than one (1-thread CPU / 2-thread wall, steady state): "
+                      f"{harness.met(speedup >= 1.7)} ({speedup:.2f}x; first call after a pause {first:.2f}x)")  # fmt: skip
+            print(f"  compiles at -O2 in <= 3 CPU-s: {harness.met(compile_o2[cpu] <= 3.0)} ({compile_o2[cpu]:.1f} s)")
 
 
 if __name__ == "__main__":

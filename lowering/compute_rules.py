@@ -522,13 +522,21 @@ def delinearize(em: KernelEmitter, linear: SSAValue, shape: Sequence[int]) -> li
 
 @register_compute_rule(graph.ReshapeOp)
 def _reshape(em: KernelEmitter, op: graph.ReshapeOp, _: int, idx: list[SSAValue]) -> SSAValue:
-    """Linearise the output index, then delinearise it in the input shape."""
+    """Linearise the output index, then delinearise it in the input shape;
+    the trailing dims both shapes share pass through (a channel shuffle's
+    ``[N, C, H, W] -> [N, g, C/g, H, W]`` divides the channel index only, so
+    its division stays out of the pixel loops)."""
     out_shape = tensor_of(op.result).get_shape()
     in_shape = tensor_of(op.input).get_shape()
     if [d for d in out_shape if d != 1] == [d for d in in_shape if d != 1]:
         # Only unit dims move: map the non-unit dims one to one.
         src = iter(v for v, d in zip(idx, out_shape) if d != 1)
         return em.value_at(op.input, [em.index(0) if d == 1 else next(src) for d in in_shape])
-    return em.value_at(op.input, delinearize(em, linearize(em, idx, out_shape), in_shape))
+    shared = 0
+    while shared < min(len(out_shape), len(in_shape)) - 1 and out_shape[-1 - shared] == in_shape[-1 - shared]:
+        shared += 1
+    cut_out, cut_in = len(out_shape) - shared, len(in_shape) - shared
+    head = delinearize(em, linearize(em, idx[:cut_out], out_shape[:cut_out]), in_shape[:cut_in])
+    return em.value_at(op.input, [*head, *idx[cut_out:]])
 
 

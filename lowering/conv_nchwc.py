@@ -1,21 +1,42 @@
 """The NCHWc conv micro-kernel (``graph.conv2d_nchwc``) and the compute rules
 of the blocked-layout ops (``dialects/graph/blocked.py``).
 
-Output ``[N, O/16, OH, OW, 16]``, input ``[N, C/cl, H, W, cl]`` (``cl = 16``,
-or ``cl = 1``: an NCHW input read as 1-channel blocks), weight packed at
-compile time as ``[ceil(O/32), C/cl, KH, KW, cl, 32]`` (zero-padded):
+Output ``[N, O/b, OH, OW, b]`` with ``b`` channels a block, one vector
+register of f32 on the target (16 with AVX-512, 8 with AVX2: the layout
+pass blocks so), input ``[N, C/cl, H, W, cl]`` (``cl = b``, or ``cl = 1``:
+an NCHW input read as 1-channel blocks), weight packed at compile time as
+``[ceil(O/nr), C/cl, KH, KW, cl, nr]`` (zero-padded), ``nr = NB * b`` the
+output channels of a register tile:
 
     xq = zero-padded copy of x[n]                     (only when there is padding)
-    for p in panels of 32 output channels (2 blocks)  (parallel, or the strips)
+    for p in panels of NB blocks                      (parallel, or the strips)
       for strips of ~100 pixels (whole rows, or a run of a flat plane):
         tile[t] = 0 for the strip's register tiles t
         for each accumulation block (~128 products: input blocks ib0..):
-          for t = tiles of R = 7 (or 8) pixels of the strip (+ a shorter one):
-            acc[r][v] = 0                             (R x 2 zmm accumulators)
-            for ib, ky, kx, ci (ci by 4s):
-              acc[r][v] = fma(bcast(xq[ib, oy*sy + ky, (ox0 + r)*sx + kx, ci]), W[p, ib, ky, kx, ci, 16v], acc[r][v])
+          for t = tiles of R pixels of the strip (+ the shorter last ones):
+            acc[r][v] = 0                             (R x NB vector accumulators)
+            for ib, ky, kx, ci:
+              acc[r][v] = fma(bcast(xq[ib, oy*sy + ky, (ox0 + r)*sx + kx, ci]), W[p, ib, ky, kx, ci, b*v], acc[r][v])
             tile[t] += acc                            (through a mid-level sum when many)
-        out[n, 2p + v, oy, ox0 + r, :] = epilogue(tile[t][r][v])   (one 64-byte store each)
+        out[n, NB*p + v, oy, ox0 + r, :] = epilogue(tile[t][r][v])   (one vector store each)
+
+The register tile (NB blocks x R pixels) comes from the target's vector
+registers (:func:`register_tiles`): its accumulators, the vectors one step
+keeps live (NB weights, or R broadcasts when fewer) and one more must fit,
+or LLVM spills accumulators on every step.  32 registers (AVX-512): 4 x 6
+for pointwise convs, 2 x 7 (or 8) for the others, as tuned below; 16
+(AVX2): 4 x 3 for both, a weight at a time against the 3 broadcasts, each
+tap's channels in the inner step (a row's taps straight, at stride 1, share
+their broadcast pixels: more live values than 16 registers hold).
+
+A padded input larger than BANDED_ABOVE_BYTES (VGG's 224x224x64 is 13 MB)
+is copied in bands of output rows, each band's padded rows into a stack
+buffer of at most BAND_BYTES of its thread's, the bands in parallel
+(:func:`band_rows`), so an image of any size takes the micro-kernel.
+(Tried and left out: a flat plane's strips outermost, each over every
+panel, where that moves fewer bytes (AVX2's narrower panels re-read the
+plane twice as often): ResNet-50 at one thread within 0.5% either way, at
+two threads slower with the AVX-512 build.)
 
 The block's weights (a pointwise conv: 128 channels x 32, 16 KB) stay in L1
 over the strip's tiles.  While the first tiles of a strip run a block, each
@@ -29,8 +50,8 @@ against 43.3, 44.6 and 44.0 ms.
 Every tile reads whole 64-byte lines of the input (the 16 channels of a
 pixel) and writes whole lines of the output and residual, in sequence, where
 the NCHW GEMM's tile writes a short run into each of hundreds of channel
-rows.  The fused epilogue runs on the accumulator vectors (the 16 lanes are
-the 16 channels of a block: a per-channel bias is one ``[16]`` load), no
+rows.  The fused epilogue runs on the accumulator vectors (the lanes are
+the channels of a block: a per-channel bias is one ``[b]`` load), no
 transpose.  Sums over K are blocked as in ``conv_gemm``: about 128 products
 from zero in registers, the block sums added to a tile (two levels when
 there are many), so the rounding error grows with the block length, not K.
@@ -43,7 +64,8 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
-    BytesAttr, DenseIntOrFPElementsAttr, MemRefType, StringAttr, TensorType, UnitAttr, VectorType, f32,
+    BytesAttr, DenseIntOrFPElementsAttr, IntegerAttr, MemRefType, StringAttr, TensorType, UnitAttr, VectorType, f32,
+    i1, i64,
 )
 from xdsl.ir import SSAValue
 
@@ -53,28 +75,85 @@ from graphopt.dialects.graph import tensor_of
 from graphopt.dialects.loop import PrefetchOp
 from graphopt.lowering.compute_rules import elem_type, lowest, register_compute_rule, s_mac, s_max
 from graphopt.lowering.conv_gemm import TWO_LEVEL_BLOCKS, channel_block, idx_plus
-from graphopt.lowering.kernel_emitter import KernelEmitter
+from graphopt.lowering.kernel_emitter import INDEX, KernelEmitter
 from graphopt.lowering.parallel_split import parallel_copy, split_panels
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile, tile_value
 from graphopt.lowering.rules_nn import Window, reduce_dims, window_unroll
 from graphopt.lowering.rules_tensor import select
 from graphopt.target import Target
 
-LANES = 16
-#: Register tiles (output blocks x pixels): WIDE for a pointwise conv whose
-#: output blocks come in fours (24 accumulators: 4 weight and 6 broadcast
-#: loads per 24 FMAs), else NARROW (two blocks, 7 pixels when they divide the
-#: row, else 8 and a shorter last tile).  Rows of at most NARROW_ROWS pixels
-#: that are not flattened (a pointwise conv runs over the plane's pixels as
-#: one row) take the narrow tile.  Measured, one thread, warm, interleaved:
-#: wide 1x1 256->64 @56 0.78 -> 0.74 ms, 1024->256 @14 0.78 -> 0.72; narrow
-#: 3x3 256 @14 2.20 -> 1.66 (6 + 6 + 2 pixels), 128 @28 1.53 -> 1.51.  A conv
-#: with more taps is narrow: its wide block of weights (9 x 16 x 64 floats,
-#: 36 KB) crowds L1 (in one process: 3x3 64 @56 1.41 -> 1.11 ms, 64 @48
-#: 1.00 -> 0.80, the 7x7 stem 1.35 -> 1.14; ResNet-50 40.5 -> 39.8 ms).
+#: Register tiles (output blocks x pixels), by the target's vector registers
+#: (:func:`register_tiles`).  A tile's accumulators, the vectors one step
+#: keeps live beside them (its weight vectors, one per block, and a
+#: broadcast pixel; or, with fewer pixels than blocks, its pixels'
+#: broadcasts and a weight) and one more must fit the registers, or LLVM
+#: spills accumulators on every step.
+#:
+#: 32 registers (AVX-512): WIDE for a pointwise conv whose output blocks come
+#: in fours (24 accumulators: 4 weight and 6 broadcast loads per 24 FMAs),
+#: else NARROW (two blocks, 7 pixels when they divide the row, else 8 and a
+#: shorter last tile).  Rows of at most NARROW_ROWS pixels that are not
+#: flattened (a pointwise conv runs over the plane's pixels as one row) take
+#: the narrow tile.  Measured, one thread, warm, interleaved: wide 1x1
+#: 256->64 @56 0.78 -> 0.74 ms, 1024->256 @14 0.78 -> 0.72; narrow 3x3 256
+#: @14 2.20 -> 1.66 (6 + 6 + 2 pixels), 128 @28 1.53 -> 1.51.  A conv with
+#: more taps is narrow: its wide block of weights (9 x 16 x 64 floats, 36 KB)
+#: crowds L1 (in one process: 3x3 64 @56 1.41 -> 1.11 ms, 64 @48 1.00 ->
+#: 0.80, the 7x7 stem 1.35 -> 1.14; ResNet-50 40.5 -> 39.8 ms).
 WIDE = (4, 6)
 NARROW = (2, 7)
 NARROW_ROWS = 28
+
+
+@dataclass(frozen=True)
+class RegisterTiles:
+    """The register tiles of one register file: ``wide`` (blocks, pixels),
+    the narrow tile's blocks with its pixel counts in order of preference
+    (the first that divides the row, else the last); ``taps_straight``: a
+    kernel row's taps straight in the inner step (else each tap's channels,
+    and an NCHW input's taps in a loop); ``prefetch_alone``: a strip of one
+    tile prefetches the next block's weights too."""
+
+    wide: tuple[int, int]
+    narrow_blocks: int
+    narrow_pixels: tuple[int, ...]
+    taps_straight: bool = True
+    prefetch_alone: bool = True
+
+    def narrow(self, width: int) -> tuple[int, int]:
+        return self.narrow_blocks, next((r for r in self.narrow_pixels if width % r == 0), self.narrow_pixels[-1])
+
+
+#: By vector registers (in vectors of one block).  32 (AVX-512; AArch64):
+#: the tiles above.  16 (AVX2, measured with the AVX2 build on Zen 4, warm,
+#: one thread, interleaved; ``benchmarks/nchwc_tiles.py``): 4 x 3 for every
+#: conv, 12 accumulators + 3 broadcasts + 1 weight.  A row's taps straight
+#: (the AVX-512 order) spilled: 3x3 64 @56 with 2 x 6 tiles 4.68 -> 2.53 ms
+#: with each tap's channels inner, 256 @14 5.49 -> 2.63, 512 @7 5.77 ->
+#: 2.98; 4 x 3 with the 4 weights live spilled too (1x1 64->64 @56 0.66 ms
+#: against 0.26 a weight at a time).  4 x 3 against 2 x 6: 3x3 512 @7 2.57
+#: -> 2.26 ms, 1x1 256->512 /2 @56 2.56 -> 2.36, the others within 3%;
+#: ResNet-50 84.2 -> 82.8 ms.  The 3-channel stem's taps in a loop: 3x3
+#: 3->64 @224 3.35 -> 1.86 ms.  Tiles that are strips of their own (rows
+#: longer than a strip) prefetching nothing: 3x3 64 @224 39.9 -> 36.8 ms
+#: (AVX-512: unchanged).  Fewer registers: a tile that fits by the rule.
+TILES = {
+    32: RegisterTiles(WIDE, NARROW[0], (NARROW[1], 8)),
+    16: RegisterTiles((4, 3), 4, (3,), taps_straight=False, prefetch_alone=False),
+}
+
+
+def register_tiles(target: Target, block: int) -> RegisterTiles:
+    """The tiles for vectors of ``block`` f32 on ``target``: a vector wider
+    than the target's takes several of its registers."""
+    regs = target.vector_registers // max(1, -(-block // target.f32_lanes))
+    for size in sorted(TILES, reverse=True):
+        if regs >= size:
+            return TILES[size]
+    # A small register file: accumulators + live vectors + 1 <= regs.
+    return RegisterTiles((2, max(1, (regs - 3) // 2)), 1, (max(1, regs - 2),), taps_straight=False)
+
+
 #: Pixels per strip: the register tiles of a strip (a run of a flat
 #: plane, or whole rows, as many as divide the plane) take each
 #: accumulation block of the weights in turn, all of them while it is in
@@ -100,12 +179,27 @@ WIDE_PANEL_BYTES = 256 * 1024
 #: Input channels of a block per straight-line step of a pointwise conv's
 #: inner loop (code size against loop overhead).
 UNROLL_CI = 4
+#: f32 per cache line: the weight prefetch fetches a panel row's lines.
+LINE_FLOATS = 16
 #: Largest zero-padded input copy (a stack buffer), as in conv_gemm.
 MAX_XQ_BYTES = 4 * 1024 * 1024
+#: A padded input larger than this is copied in bands of output rows
+#: (:func:`band_rows`), each band's rows at most BAND_BYTES (in L2 beside
+#: the weights).  Measured warm, one thread: VGG's 3x3 64 @224 (13 MB
+#: padded) 110.7 GFLOP/s banded; banding the convs that fit whole (256 @56,
+#: 512 @28, ResNet's): no change, nor bands of 256 KB or 1 MB.
+BANDED_ABOVE_BYTES = MAX_XQ_BYTES
+BAND_BYTES = 512 * 1024
+#: Balance the last tiles of a row (:func:`row_tiles`).  Measured, AVX2
+#: build, 4 x 3 tiles, warm, one thread: 3x3 512 @7 (3 + 2 + 2 pixels, not
+#: 3 + 3 + 1) 2.54 -> 2.28 ms, 256 /2 @14 0.66 -> 0.59, 128 @28 2.39 -> 2.31.
+BALANCED_TAIL = True
 #: Prefetch the next accumulation block's weights (module docstring), with
 #: LLVM's locality 2 (keep in L2 and L1).
 PREFETCH_WEIGHTS = True
 PREFETCH_LOCALITY = 2
+#: ``arith.cmpi`` unsigned less-than (a negative index is a large unsigned one).
+ULT = 6
 
 
 @dataclass
@@ -129,9 +223,13 @@ class NchwcPlan:
     ow: int
     stride: tuple[int, int]
     pad: tuple[int, int, int, int]
+    lanes: int = 16  # channels per output block (one vector)
     nb: int = 2  # output blocks per panel (and per register tile)
     mr: int = 7  # pixels per register tile
     flat: bool = False  # tiles run over the whole plane (pointwise)
+    taps_straight: bool = True  # a kernel row's taps straight (else a tap's channels, or a loop)
+    prefetch_alone: bool = True  # a strip of one tile prefetches the next block's weights
+    band_rows: int = 0  # output rows per band of a banded padded copy (0: the whole image's)
     pack_b: bool = True
     packed: SSAValue | None = None
 
@@ -145,6 +243,12 @@ class NchwcPlan:
         return (self.kh, self.kw) == (1, 1) and self.stride == (1, 1) and not self.padded and self.cl > 1
 
     @property
+    def strip_rows(self) -> int:
+        """Whole output rows per strip: as many as divide the plane within
+        STRIP_PIXELS (rows of more pixels run a tile a strip)."""
+        return max(d for d in range(1, self.oh + 1) if self.oh % d == 0 and d * self.ow <= max(STRIP_PIXELS, self.ow))
+
+    @property
     def hp(self) -> int:
         return self.h + self.pad[0] + self.pad[2]
 
@@ -153,7 +257,7 @@ class NchwcPlan:
         return self.w + self.pad[1] + self.pad[3]
 
     def packed_global(self, const: graph.ConstantOp, name: str) -> memref.GlobalOp:
-        packed = pack_nchwc_weight(np.asarray(const.reference()[0], dtype=np.float32), self.cl, self.nb)
+        packed = pack_nchwc_weight(np.asarray(const.reference()[0], dtype=np.float32), self.cl, self.nb * self.lanes)
         attr = DenseIntOrFPElementsAttr(TensorType(f32, packed.shape), BytesAttr(packed.tobytes()))
         return memref.GlobalOp.get(
             StringAttr(name), MemRefType(f32, packed.shape), attr, constant=UnitAttr(), alignment=64
@@ -163,10 +267,10 @@ class NchwcPlan:
         emit_nchwc(em, self, root, out)
 
 
-def pack_nchwc_weight(w: np.ndarray, cl: int, nb: int) -> np.ndarray:
-    """``w[O, C, KH, KW]`` as ``[ceil(O/16nb), C/cl, KH, KW, cl, 16nb]``, zero-padded."""
+def pack_nchwc_weight(w: np.ndarray, cl: int, nr: int) -> np.ndarray:
+    """``w[O, C, KH, KW]`` as ``[ceil(O/nr), C/cl, KH, KW, cl, nr]``, zero-padded:
+    panels of ``nr`` output channels (a register tile's blocks)."""
     o, c, kh, kw = w.shape
-    nr = nb * LANES
     panels = -(-o // nr)
     padded = np.zeros((panels * nr, c, kh, kw), np.float32)
     padded[:o] = w
@@ -176,25 +280,74 @@ def pack_nchwc_weight(w: np.ndarray, cl: int, nb: int) -> np.ndarray:
 
 def plan_nchwc(conv: graph.Conv2dNchwcOp, constants: dict, target: Target) -> NchwcPlan | None:
     """The micro-kernel for a constant-weight f32 conv with unit dilations
-    and 16-channel output blocks; else None (the compute rule's loops)."""
-    if conv.weight not in constants or conv.dilation_values != (1, 1) or conv.block_size != LANES:
+    and output blocks of whole vectors (a multiple of 4 channels); its
+    register tile from the target's registers (:func:`register_tiles`), its
+    padded input copied whole or, larger than MAX_XQ_BYTES, in bands of
+    output rows (:func:`band_rows`); else None (the compute rule's loops)."""
+    lanes = conv.block_size
+    if conv.weight not in constants or conv.dilation_values != (1, 1) or lanes % 4:
         return None
     x = tensor_of(conv.input).get_shape()
     n, cb, h, w, cl = x if len(x) == 5 else (*x[:2], *x[2:], 1)
     o, _, kh, kw = tensor_of(conv.weight).get_shape()
     _, _, oh, ow, _ = tensor_of(conv.result).get_shape()
     plan = NchwcPlan(conv, conv.input, conv.weight, n, cb, cl, h, w, o, kh, kw, oh, ow,
-                     conv.stride_values, conv.pad_values)  # fmt: skip
-    if plan.padded and cb * cl * plan.hp * plan.wp * 4 > MAX_XQ_BYTES:
-        return None
-    plan.flat = (kh, kw) == (1, 1) and cl > 1 and (plan.collapsed or PLANE_TILES)
+                     conv.stride_values, conv.pad_values, lanes)  # fmt: skip
+    if plan.padded and cb * cl * plan.hp * plan.wp * 4 > BANDED_ABOVE_BYTES:
+        plan.band_rows = band_rows(plan)
+        if not plan.band_rows:
+            return None
+    tiles = register_tiles(target, lanes)
+    plan.flat = (kh, kw) == (1, 1) and cl > 1 and (plan.collapsed or PLANE_TILES) and not plan.band_rows
     width = oh * ow if plan.flat else ow
-    wide_panel = cb * cl * kh * kw * WIDE[0] * LANES * 4
-    wide = (o // LANES) % WIDE[0] == 0 and width > NARROW_ROWS and wide_panel <= WIDE_PANEL_BYTES and kh * kw == 1
-    plan.nb, plan.mr = WIDE if wide else NARROW
-    if plan.nb == NARROW[0] and width % plan.mr:
-        plan.mr = 8
+    wide_blocks = tiles.wide[0]
+    wide_panel = cb * cl * kh * kw * wide_blocks * lanes * 4
+    wide = (o // lanes) % wide_blocks == 0 and width > NARROW_ROWS and wide_panel <= WIDE_PANEL_BYTES and kh * kw == 1
+    plan.nb, plan.mr = tiles.wide if wide else tiles.narrow(width)
+    plan.taps_straight, plan.prefetch_alone = tiles.taps_straight, tiles.prefetch_alone
     return plan
+
+
+def band_rows(plan: NchwcPlan) -> int:
+    """Output rows per band of a conv whose padded input is too large to
+    copy whole: each band copies the padded rows it reads, at most
+    BAND_BYTES, into a stack buffer of its thread's.  Whole strips of rows;
+    the most that divide the plane, unless a remainder band allows twice as
+    many; 0 when even one strip's rows exceed MAX_XQ_BYTES."""
+    step = plan.strip_rows
+    row_bytes = plan.cb * plan.cl * plan.wp * 4
+
+    def size(rows: int) -> int:
+        return ((rows - 1) * plan.stride[0] + plan.kh) * row_bytes
+
+    fits = [b for b in range(step, plan.oh + 1, step) if size(b) <= BAND_BYTES]
+    if not fits:
+        return step if size(step) <= MAX_XQ_BYTES else 0
+    dividing = [b for b in fits if plan.oh % b == 0]
+    return max(dividing) if dividing and 2 * max(dividing) >= max(fits) else max(fits)
+
+
+def strip_tile_count(full_tiles: int, mr: int) -> int:
+    """Tiles per strip of a flat plane: about STRIP_PIXELS, a divisor of
+    the plane's full tiles when one is within a half of that (the strips
+    then run in one loop)."""
+    want = max(1, STRIP_PIXELS // mr)
+    near = [d for d in range(max(1, want * 2 // 3), want * 3 // 2 + 1) if full_tiles % d == 0]
+    return min(near, key=lambda d: abs(d - want)) if near else want
+
+
+def row_tiles(width: int, mr: int) -> tuple[int, tuple[int, ...]]:
+    """A row of ``width`` pixels as full tiles of ``mr`` and the last tiles:
+    a remainder of fewer than half a tile shares the last full tile's pixels
+    (56 in tiles of 6: 8 x 6 + 4 + 4, not 9 x 6 + 2: a tile of 2 pixels
+    leaves the FMA units waiting on its few accumulators)."""
+    full, rem = divmod(width, mr)
+    if not rem:
+        return full, ()
+    if BALANCED_TAIL and full and 2 * rem < mr:
+        both = mr + rem
+        return full - 1, (both - both // 2, both // 2)
+    return full, (rem,)
 
 
 rules.GEMM_PLAN.register(graph.Conv2dNchwcOp, plan_nchwc)
@@ -205,9 +358,14 @@ rules.GEMM_PLAN.register(graph.Conv2dNchwcOp, plan_nchwc)
 # --------------------------------------------------------------------------
 
 
-def emit_padded(em: KernelEmitter, plan: NchwcPlan, x: SSAValue, n: SSAValue, xq: SSAValue) -> None:
+def emit_padded(
+    em: KernelEmitter, plan: NchwcPlan, x: SSAValue, n: SSAValue, xq: SSAValue, band: tuple[SSAValue, int] | None = None
+) -> None:
     """``xq[ib, i, j, :] = x[n, ib, i - pt, j - pl, :]``, zero outside ``x``:
-    static ranges, a vector per pixel of a 16-channel block."""
+    static ranges, a vector per pixel of a block.  With ``band`` (its first
+    padded row ``r0``, its rows): ``xq[ib, i, ...]`` is padded row ``r0 +
+    i``, a row outside ``x`` zero by a select (the band's place is known at
+    run time only)."""
     pt, pl = plan.pad[:2]
     cl = plan.cl
     vt = VectorType(f32, [cl])
@@ -225,27 +383,38 @@ def emit_padded(em: KernelEmitter, plan: NchwcPlan, x: SSAValue, n: SSAValue, xq
             if hi > lo:
                 em.loop(hi, lambda j: put(zero_v, [ib, i, j]), start=lo)
 
-        def row(i: SSAValue) -> None:
-            src_row = em.emit(arith.SubiOp(i, em.index(pt))).results[0] if pt else i
-
+        def row(i: SSAValue, src_row: SSAValue, inside: SSAValue | None) -> None:
             def col(j: SSAValue) -> None:
                 q = em.emit(arith.SubiOp(j, em.index(pl))).results[0] if pl else j
                 if cl > 1:
-                    put(em.emit_here(vector.LoadOp(x, [n, ib, src_row, q, em.index(0)], vt)).results[0], [ib, i, j])
+                    v = em.emit_here(vector.LoadOp(x, [n, ib, src_row, q, em.index(0)], vt)).results[0]
                 else:
-                    put(em.emit_here(memref.LoadOp.get(x, [n, ib, src_row, q])).results[0], [ib, i, j])
+                    v = em.emit_here(memref.LoadOp.get(x, [n, ib, src_row, q])).results[0]
+                put(v if inside is None else em.pure(arith.SelectOp, (inside, v, zero_v), v.type), [ib, i, j])
 
             zeros(i, 0, pl)
             em.loop(pl + plan.w, col, start=pl)
             zeros(i, pl + plan.w, plan.wp)
 
+        if band is not None:
+            r0, rows = band
+
+            def band_row(i: SSAValue) -> None:
+                src = em.pure(arith.SubiOp, (em.idx_add(r0, i), em.index(pt)), INDEX)
+                inside = em.pure(arith.CmpiOp, (src, em.index(plan.h)), i1, {"predicate": IntegerAttr(ULT, i64)})
+                low = em.pure(arith.MaxSIOp, (src, em.index(0)), INDEX)
+                row(i, em.pure(arith.MinSIOp, (low, em.index(plan.h - 1)), INDEX), inside)
+
+            em.loop(rows, band_row)
+            return
         if pt:
             em.loop(pt, lambda i: zeros(i, 0, plan.wp))
-        em.loop(pt + plan.h, row, start=pt)
+        em.loop(pt + plan.h, lambda i: row(i, em.emit(arith.SubiOp(i, em.index(pt))).results[0] if pt else i, None), start=pt)
         if plan.hp > pt + plan.h:
             em.loop(plan.hp, lambda i: zeros(i, 0, plan.wp), start=pt + plan.h)
 
-    em.loop(plan.cb, block, parallel=parallel_copy(plan.cb * plan.cl * plan.hp * plan.wp))
+    parallel = band is None and parallel_copy(plan.cb * plan.cl * plan.hp * plan.wp)
+    em.loop(plan.cb, block, parallel=parallel)
 
 
 def _collapsed_pixels(em: KernelEmitter, buf: SSAValue) -> SSAValue:
@@ -257,35 +426,44 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     """The whole output nest of an NCHWc conv kernel (the module docstring)."""
     conv = plan.anchor
     x = em.sources[plan.a]
-    vt = VectorType(f32, [LANES])
+    lanes = plan.lanes
+    vt = VectorType(f32, [lanes])
     zero_v = em.emit(vector.BroadcastOp(em.scalar_constant(0.0, f32), vt)).results[0]
-    xq = em.local_buffer([plan.cb, plan.hp, plan.wp, plan.cl], f32) if plan.padded else None
     x_flat = _collapsed_pixels(em, x) if plan.collapsed else None
-    mr, nb, nr = plan.mr, plan.nb, plan.nb * LANES
+    mr, nb, nr = plan.mr, plan.nb, plan.nb * lanes
     taps = plan.kh * plan.kw * plan.cl
-    cbk = channel_block(plan.cb, taps)  # input blocks per accumulation block
+    # Input blocks per accumulation block (about 128 products).
+    cbk = channel_block(plan.cb, taps)
     nblocks = -(-plan.cb // cbk)
     epilogue_v = VectorEpilogue.plan(conv, root, em.sources, (4,))
     # The register tile goes through a stack tile when block sums add up
     # there, or when the scalar epilogue reads it.
     width = plan.oh * plan.ow if plan.flat else plan.ow
-    full_tiles, rem = divmod(width, mr)
-    full_panels, last_blocks = divmod(plan.o // LANES, nb)
+    full_tiles, tail = row_tiles(width, mr)
+    full_panels, last_blocks = divmod(plan.o // lanes, nb)
     # Strips: a flat plane in runs of about STRIP_PIXELS (the last one takes
-    # the short tile), else whole rows, as many as divide the plane within
+    # the short tiles), else whole rows, as many as divide the plane within
     # STRIP_PIXELS, or single tiles when a row is longer (or a flat plane's
     # panel small).
     tile_strips = not plan.flat and plan.ow > STRIP_PIXELS
+    tail_px = sum(tail)
     if plan.flat:
         panel = plan.cb * plan.cl * nr * 4
-        strip_tiles = max(1, STRIP_PIXELS // mr) if panel >= MIN_STRIP_PANEL_BYTES else 1
-        strips = max(1, -(-full_tiles // strip_tiles))
-        strip_px = max(strip_tiles * mr, width - (strips - 1) * strip_tiles * mr)
+        strip_tiles = strip_tile_count(full_tiles, mr) if panel >= MIN_STRIP_PANEL_BYTES else 1
+        # Strips that divide the full tiles run in one loop, the last tiles
+        # a strip of their own (one copy of the strip's code, not two).
+        whole_strips = full_tiles > 0 and full_tiles % strip_tiles == 0
+        if whole_strips:
+            strips = full_tiles // strip_tiles + (1 if tail else 0)
+            strip_px = max(strip_tiles * mr, tail_px)
+        else:
+            strips = max(1, -(-full_tiles // strip_tiles))
+            strip_px = max(strip_tiles * mr, width - (strips - 1) * strip_tiles * mr)
         strip_rows = 1
     elif tile_strips:
-        strip_rows, strips, strip_tiles, strip_px = 1, plan.oh, 1, mr
+        strip_rows, strips, strip_tiles, strip_px = 1, plan.oh, 1, max(mr, *tail) if tail else mr
     else:
-        strip_rows = max(d for d in range(1, plan.oh + 1) if plan.oh % d == 0 and d * plan.ow <= STRIP_PIXELS)
+        strip_rows = plan.strip_rows
         strips = plan.oh // strip_rows
         strip_tiles, strip_px = full_tiles, strip_rows * plan.ow
     tile = em.local_buffer([strip_px, nr], f32) if nblocks > 1 or epilogue_v is None else None
@@ -295,6 +473,13 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     group = max(2, round(nblocks**0.5))
     group = next((d for d in range(group, max(2, group // 2) - 1, -1) if nblocks % d == 0), group)
     sy, sx = plan.stride
+    # A banded conv's padded band: the rows of the band being emitted, from
+    # output row ``origin`` (its row 0 is padded row origin * sy).
+    origin: SSAValue | None = None
+    xq = None
+    if plan.padded:
+        rows = plan.hp if not plan.band_rows else (plan.band_rows - 1) * sy + plan.kh
+        xq = em.local_buffer([plan.cb, rows, plan.wp, plan.cl], f32)
 
     def a_load(n, ib, iy, ix, ci) -> SSAValue:
         if xq is not None:
@@ -308,18 +493,20 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     panels = plan.packed.type.get_shape()[0]  # type: ignore[union-attr]
 
     def prefetch_lanes(off: SSAValue, nvec: int, tiles: int) -> tuple[SSAValue, list[SSAValue]] | None:
-        """How far ahead (input blocks) and which lines of a weight row the
-        tile at strip offset ``off`` prefetches: the first ``nvec`` tiles of
-        a strip one line each, the others none (a step of 0: their own row,
-        already in L1), a strip of fewer tiles every line.  None when the
-        next block is always this one (a panel of one block and many strips)."""
-        if not PREFETCH_WEIGHTS or (nblocks == 1 and strips_per_panel > 1):
+        """How far ahead (input blocks) and which 64-byte lines of a weight
+        row (``nvec`` blocks) the tile at strip offset ``off`` prefetches:
+        the first tiles of a strip one line each, the others none (a step of
+        0: their own row, already in L1), a strip of fewer tiles than lines
+        every line.  None when the next block is always this one (a panel
+        of one block and many strips)."""
+        if not PREFETCH_WEIGHTS or (nblocks == 1 and strips_per_panel > 1) or (tiles == 1 and not plan.prefetch_alone):
             return None
-        if tiles < nvec:
-            return em.index(cbk), [em.index(v * LANES) for v in range(nvec)]
-        later = em.pure(arith.MinSIOp, (em.idx_div(off, nvec * mr), em.index(1)), em.index(0).type)
+        lines = -(-nvec * lanes // LINE_FLOATS)
+        if tiles < lines:
+            return em.index(cbk), [em.index(v * LINE_FLOATS) for v in range(lines)]
+        later = em.pure(arith.MinSIOp, (em.idx_div(off, lines * mr), em.index(1)), em.index(0).type)
         step = em.pure(arith.SubiOp, (em.index(cbk), em.idx_mul(later, cbk)), later.type)
-        return step, [em.idx_mul(em.idx_rem(em.idx_div(off, mr), nvec), LANES)]
+        return step, [em.idx_mul(em.idx_rem(em.idx_div(off, mr), lines), LINE_FLOATS)]
 
     def prefetch_next(p: SSAValue, ib: SSAValue, ahead: tuple[SSAValue, list[SSAValue]], row: list[SSAValue]) -> None:
         """Prefetch weight ``row`` (ky, kx, ci) of the block ``step`` input
@@ -327,14 +514,14 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
         (the last panel's last block fetches its own), else back to block 0."""
         if ahead is None:
             return
-        step, lanes = ahead
+        step, offsets = ahead
         nib = em.idx_add(ib, step)
         if strips_per_panel == 1:
             linear = em.pure(arith.MinSIOp, (em.idx_add(em.idx_mul(p, plan.cb), nib), em.index(panels * plan.cb - 1)), nib.type)
             p, nib = em.idx_div(linear, plan.cb), em.idx_rem(linear, plan.cb)
         else:
             nib = em.idx_rem(nib, plan.cb)
-        for lane in lanes:
+        for lane in offsets:
             em.emit_here(PrefetchOp(plan.packed, [p, nib, *row, lane], PREFETCH_LOCALITY))
 
     def block_sum(n, p, oy, ox0, rows: int, nvec: int, ib0: SSAValue, count: int, ahead) -> list[SSAValue]:
@@ -343,32 +530,60 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
 
         A pointwise conv runs the block's channels UNROLL_CI at a time
         straight; a conv with more taps loops over the channels and runs
-        each kernel row's taps straight (an NCHW input has no channels)."""
+        each kernel row's taps straight (an NCHW input has no channels), or
+        with ``taps_straight`` off (16 registers: a row's taps straight share
+        their broadcast pixels at stride 1, more than the registers hold)
+        loops over the taps and runs each tap's channels UNROLL_CI at a time
+        straight (an NCHW input: one tap a step).
+
+        Each step loads the tile's weight vectors and broadcasts its pixels
+        into FMAs: a pixel's broadcast against every weight (the weights
+        live), or, when a tile has fewer pixels than blocks (4 x 3 on 16
+        registers: 3 broadcasts + 1 weight + 12 accumulators), a weight
+        against every pixel's broadcast (the broadcasts live)."""
         pointwise = plan.kh * plan.kw == 1
         if plan.cl == 1:
-            names, extents, unroll = ("ib", "ky", "kx"), [count, plan.kh, plan.kw], (False, False, True)
+            names, extents, unroll = ("ib", "ky", "kx"), [count, plan.kh, plan.kw], (False, False, plan.taps_straight)
         elif pointwise:
             names, extents, unroll = ("ib", "c4", "c1"), [count, plan.cl // UNROLL_CI, UNROLL_CI], (False, False, True)
-        else:
+        elif plan.taps_straight:
             names, extents, unroll = ("ib", "ky", "ci", "kx"), [count, plan.kh, plan.cl, plan.kw], (False,) * 3 + (True,)
+        else:
+            names = ("ib", "ky", "kx", "c4", "c1")
+            extents, unroll = [count, plan.kh, plan.kw, plan.cl // UNROLL_CI, UNROLL_CI], (False,) * 4 + (True,)
 
         def body(ivs, accs):
             iv = dict(zip(names, ivs))
             ib = em.idx_add(ib0, iv["ib"])
             ky, kx = iv.get("ky", em.index(0)), iv.get("kx", em.index(0))
             ci = em.idx_add(em.idx_mul(iv["c4"], UNROLL_CI), iv["c1"]) if "c4" in iv else iv.get("ci", em.index(0))
-            iy = em.idx_add(em.idx_mul(oy, sy), ky) if oy is not None else None
+            iy = None
+            if oy is not None:
+                local = oy if origin is None else em.pure(arith.SubiOp, (oy, origin), INDEX)
+                iy = em.idx_add(em.idx_mul(local, sy), ky)
             prefetch_next(p, ib, ahead, [ky, kx, ci])
-            ws = [em.emit_here(vector.LoadOp(plan.packed, [p, ib, ky, kx, ci, em.index(v * LANES)], vt)).results[0]
-                  for v in range(nvec)]  # fmt: skip
-            nxt = list(accs)
-            for r in range(rows):
+            def weight(v: int) -> SSAValue:
+                return em.emit_here(vector.LoadOp(plan.packed, [p, ib, ky, kx, ci, em.index(v * lanes)], vt)).results[0]
+
+            def pixel(r: int) -> SSAValue:
                 px, row = idx_plus(em, ox0, r), iy
                 if oy is None and x_flat is None:  # a plane tile: each pixel's own row
                     row = em.idx_add(em.idx_mul(em.idx_div(px, plan.ow), sy), ky)
                     px = em.idx_rem(px, plan.ow)
                 ix = em.idx_add(em.idx_mul(px, sx), kx)
-                av = em.emit(vector.BroadcastOp(a_load(n, ib, row, ix, ci), vt)).results[0]
+                return em.emit(vector.BroadcastOp(a_load(n, ib, row, ix, ci), vt)).results[0]
+
+            nxt = list(accs)
+            if rows < nvec:  # the fewer live vectors: the broadcasts
+                avs = [pixel(r) for r in range(rows)]
+                for v in range(nvec):
+                    wv = weight(v)
+                    for r in range(rows):
+                        nxt[r * nvec + v] = em.emit(vector.FMAOp(avs[r], wv, nxt[r * nvec + v])).results[0]
+                return nxt
+            ws = [weight(v) for v in range(nvec)]
+            for r in range(rows):
+                av = pixel(r)
                 for v in range(nvec):
                     nxt[r * nvec + v] = em.emit(vector.FMAOp(av, ws[v], nxt[r * nvec + v])).results[0]
             return nxt
@@ -376,7 +591,7 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
         return em.reduce(extents, [zero_v] * (rows * nvec), body, unroll)
 
     def at(off: SSAValue, r: int, v: int) -> list[SSAValue]:
-        return [idx_plus(em, off, r), em.index(v * LANES)]
+        return [idx_plus(em, off, r), em.index(v * lanes)]
 
     def add_into(buf: SSAValue, off: SSAValue, accs: list[SSAValue], rows: int, nvec: int) -> None:
         for r in range(rows):
@@ -405,31 +620,34 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
                 if epilogue_v is not None:
                     idx = [n, blk, yy, xx, em.index(0)]
                     t = accs[r * nvec + v] if accs is not None else em.emit_here(vector.LoadOp(tile, at(off, r, v), vt)).results[0]
-                    em.emit_here(vector.StoreOp(epilogue_v.emit(em, idx, t, LANES), out, idx))
+                    em.emit_here(vector.StoreOp(epilogue_v.emit(em, idx, t, lanes), out, idx))
                 else:
-                    em.loop(LANES, lambda c, r=r, v=v, yy=yy, xx=xx, blk=blk: store_from_tile(
-                        em, root, out, (conv, (n, blk, yy, xx, c), tile, idx_plus(em, off, r), idx_plus(em, c, v * LANES))))
+                    em.loop(lanes, lambda c, r=r, v=v, yy=yy, xx=xx, blk=blk: store_from_tile(
+                        em, root, out, (conv, (n, blk, yy, xx, c), tile, idx_plus(em, off, r), idx_plus(em, c, v * lanes))))
 
-    def strip(n, p, oy0: SSAValue | None, x0: SSAValue, count: int, rem: int, rows: int, nvec: int) -> None:
+    def strip(n, p, oy0: SSAValue | None, x0: SSAValue, count: int, tail: tuple[int, ...], rows: int, nvec: int) -> None:
         """The register tiles of one strip, ``nvec`` blocks of panel ``p``:
         ``rows`` rows from ``oy0`` (one of the flat plane: None), each
-        ``count`` tiles of ``mr`` pixels and one of ``rem`` from pixel
-        ``x0``.  Each accumulation block of the weights runs over all of
-        them while it is in L1.  A tile's position is (its row or None, its
-        first pixel, its offset in the strip's buffers)."""
+        ``count`` tiles of ``mr`` pixels then one of each ``tail`` size from
+        pixel ``x0``.  Each accumulation block of the weights runs over all
+        of them while it is in L1.  A tile's position is (its row or None,
+        its first pixel, its offset in the strip's buffers)."""
+        row_px = count * mr + sum(tail)
 
         def each_tile(fn) -> None:
             def row(r: SSAValue) -> None:
                 oy = None if oy0 is None else em.idx_add(oy0, r)
-                start = em.idx_mul(r, count * mr + rem)
+                start = em.idx_mul(r, row_px)
                 if count:
                     em.loop(count, lambda t: fn((oy, em.idx_add(x0, em.idx_mul(t, mr)), em.idx_add(start, em.idx_mul(t, mr))), mr))
-                if rem:
-                    fn((oy, idx_plus(em, x0, count * mr), idx_plus(em, start, count * mr)), rem)
+                at_px = count * mr
+                for size in tail:
+                    fn((oy, idx_plus(em, x0, at_px), idx_plus(em, start, at_px)), size)
+                    at_px += size
 
             em.loop(rows, row)
 
-        tiles = rows * (count + (rem > 0))
+        tiles = rows * (count + len(tail))
 
         def sums(pos: tuple, size: int, ib0: SSAValue, blocks: int) -> list[SSAValue]:
             oy, x, off = pos
@@ -462,37 +680,73 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
             em.loop_blocks(plan.cb, group * cbk, grouped)
         each_tile(lambda pos, size: finish(n, p, pos, size, nvec, None))
 
-    strips_per_panel = strips * (full_tiles + (rem > 0)) if tile_strips else strips
+    def panel_strips(out_rows: int) -> int:
+        """Strips of one panel over ``out_rows`` output rows (the prefetch's
+        next block: the panel's next strip or, one strip, the next panel)."""
+        if tile_strips:
+            return out_rows * (full_tiles + len(tail))
+        return strips if plan.flat else out_rows // strip_rows
+
+    strips_per_panel = panel_strips(plan.band_rows or plan.oh)
     k = plan.cb * plan.cl * plan.kh * plan.kw
     by_panels = split_panels(strips, full_panels, plan.o * k, plan.cb * plan.cl * plan.hp * plan.wp)
 
-    def rows_of(n, p, nvec: int) -> None:
-        if plan.flat:
+    def rows_of(n, p, nvec: int, oy0: SSAValue, out_rows: int) -> None:
+        """Panel ``p``'s strips over output rows ``oy0 .. oy0 + out_rows``
+        (parallel over them unless a band loop is)."""
+        if plan.flat and whole_strips:
+            size = strip_tiles * mr
+            em.loop(full_tiles // strip_tiles, lambda s: strip(n, p, None, em.idx_mul(s, size), strip_tiles, (), 1, nvec),
+                    parallel=True)  # fmt: skip
+            if tail:
+                strip(n, p, None, em.index(full_tiles * mr), 0, tail, 1, nvec)
+        elif plan.flat:
             size = strip_tiles * mr
             if strips > 1:
-                em.loop(strips - 1, lambda s: strip(n, p, None, em.idx_mul(s, size), strip_tiles, 0, 1, nvec), parallel=True)
+                em.loop(strips - 1, lambda s: strip(n, p, None, em.idx_mul(s, size), strip_tiles, (), 1, nvec), parallel=True)
             last = full_tiles - (strips - 1) * strip_tiles
-            strip(n, p, None, em.index((strips - 1) * size), last, rem, 1, nvec)
+            strip(n, p, None, em.index((strips - 1) * size), last, tail, 1, nvec)
         elif tile_strips:
 
-            def row(oy: SSAValue) -> None:
+            def row(r: SSAValue) -> None:
+                oy = em.idx_add(oy0, r)
                 if full_tiles:
-                    em.loop(full_tiles, lambda t: strip(n, p, oy, em.idx_mul(t, mr), 1, 0, 1, nvec))
-                if rem:
-                    strip(n, p, oy, em.index(full_tiles * mr), 0, rem, 1, nvec)
+                    em.loop(full_tiles, lambda t: strip(n, p, oy, em.idx_mul(t, mr), 1, (), 1, nvec))
+                at_px = full_tiles * mr
+                for size in tail:
+                    strip(n, p, oy, em.index(at_px), 0, (size,), 1, nvec)
+                    at_px += size
 
-            em.loop(plan.oh, row, parallel=True)
+            em.loop(out_rows, row, parallel=True)
         else:
-            em.loop(strips, lambda s: strip(n, p, em.idx_mul(s, strip_rows), em.index(0), full_tiles, rem, strip_rows, nvec),
-                    parallel=True)  # fmt: skip
+            em.loop(out_rows // strip_rows, lambda s: strip(
+                n, p, em.idx_add(oy0, em.idx_mul(s, strip_rows)), em.index(0), full_tiles, tail, strip_rows, nvec),
+                parallel=True)  # fmt: skip
+
+    def panels_of(n, oy0: SSAValue, out_rows: int, parallel: bool) -> None:
+        if full_panels:
+            em.loop(full_panels, lambda p: rows_of(n, p, nb, oy0, out_rows), parallel=parallel)
+        if last_blocks:
+            rows_of(n, em.index(full_panels), last_blocks, oy0, out_rows)
+
+    def band(n, oy0: SSAValue, out_rows: int) -> None:
+        """A band of output rows from its own padded copy of the rows it reads."""
+        nonlocal origin, strips_per_panel
+        emit_padded(em, plan, x, n, xq, (em.idx_mul(oy0, sy), (out_rows - 1) * sy + plan.kh))
+        origin, strips_per_panel = oy0, panel_strips(out_rows)
+        panels_of(n, oy0, out_rows, False)
+        origin, strips_per_panel = None, panel_strips(plan.band_rows)
 
     def image(n):
+        if plan.band_rows:
+            full_bands, last_rows = divmod(plan.oh, plan.band_rows)
+            em.loop(full_bands, lambda b: band(n, em.idx_mul(b, plan.band_rows), plan.band_rows), parallel=True)
+            if last_rows:
+                band(n, em.index(full_bands * plan.band_rows), last_rows)
+            return
         if xq is not None:
             emit_padded(em, plan, x, n, xq)
-        if full_panels:
-            em.loop(full_panels, lambda p: rows_of(n, p, nb), parallel=by_panels)
-        if last_blocks:
-            rows_of(n, em.index(full_panels), last_blocks)
+        panels_of(n, em.index(0), plan.oh, by_panels)
 
     em.loop(plan.n, image)
 
@@ -518,7 +772,11 @@ def _reorder_nchw(em: KernelEmitter, op: graph.ReorderNchwOp, _: int, idx: list[
 @register_compute_rule(graph.MaxPool2dNchwcOp)
 def _max_pool2d_nchwc(em: KernelEmitter, op: graph.MaxPool2dNchwcOp, _: int, idx: list[SSAValue]) -> SSAValue:
     """Window maximum of one channel of a block; out-of-bounds taps read as
-    -inf.  The channels are the innermost, contiguous loop (LLVM vectorises it)."""
+    -inf.  The channels are the innermost, contiguous loop (LLVM vectorises
+    it): a pool the window kernel does not take (``depthwise_nchwc``), or
+    its tile."""
+    if (tiled := tile_value(em, op, idx)) is not None:
+        return tiled
     n, cb, y, x, c = idx
     _, _, h, w, _ = tensor_of(op.input).get_shape()
     t = elem_type(op.result)

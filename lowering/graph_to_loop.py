@@ -72,7 +72,7 @@ from graphopt.target import Target
 ALIGNMENT = 64
 GEMM_ANCHORS = (
     graph.MatmulOp, graph.Conv2dOp, graph.Conv2dGradInputOp, graph.Conv2dGradFilterOp, graph.Conv2dNchwcOp,
-    graph.DepthwiseConv2dNchwcOp,
+    graph.DepthwiseConv2dNchwcOp, graph.MaxPool2dNchwcOp,
 )
 
 

@@ -8,11 +8,15 @@ than a block, read as it is: a network's stem) becomes a
 ``graph.conv2d_nchwc`` (``dialects/graph/blocked.py``), a depthwise one
 with a constant weight over a multiple of the block a
 ``graph.depthwise_conv2d_nchwc`` (its weight blocked at compile time), a max-pool of a
-blocked value a ``graph.max_pool2d_nchwc``, and so do the elementwise ops
-after them (bias add, scale and shift, relu, clip, the
-residual add...): their blocked operands are used as they are, a constant
-is re-laid out at compile time (a per-channel ``[C, 1, 1]`` bias becomes
-``[C/16, 1, 1, 16]`` with blocks of 16), another NCHW operand of the full shape is reordered.
+blocked value a ``graph.max_pool2d_nchwc``, a concat along the channels of
+whole blocks a concat along the blocks (DenseNet's and Inception's), and so
+do the elementwise ops after them (bias add, scale and shift, relu, clip,
+the residual add...): their blocked operands are used as they are, a
+constant is re-laid out at compile time (a per-channel ``[C, 1, 1]`` bias
+becomes ``[C/16, 1, 1, 16]`` with blocks of 16), a per-channel value the
+graph computes (a batch norm's scale before a conv, which fold-batch-norm
+cannot fold into it) by a reshape and transpose (which fold-constants then
+folds), another NCHW operand of the full shape is reordered.
 Where a blocked value meets an op that stays NCHW (a pool, a reshape, the
 function's return), a ``graph.reorder_nchw`` brings it back.
 
@@ -52,8 +56,17 @@ from graphopt.transforms.pass_statistics import StatisticsPass
 #: a dense conv gains a fraction.  Measured, MobileNetV2 at one thread, in one
 #: process: 4.29 -> 3.46 ms with its chains blocked; GoogLeNet and
 #: DenseNet-121, which have no depthwise convs, slower with more of their
-#: chains blocked (a threshold of 100: 16.0 -> 16.3 and 39 -> 92 ms).
+#: chains blocked (a threshold of 100: 16.0 -> 16.3 and 39 -> 92 ms), when
+#: their concats still broke the chains.
 DEPTHWISE_MAC_WEIGHT = 50
+#: Concats along whole blocks of channels stay blocked (off only to
+#: measure).  Measured, the onnx light models with dense weights at one
+#: thread, in one process, off -> on: AVX-512 build DenseNet-121 61.3 ->
+#: 57.7 ms, Inception v1 41.8 -> 39.1, v2 43.1 -> 40.9, SqueezeNet 8.5 ->
+#: 7.5; AVX2 build 102 -> 69, 58.7 -> 44.7, 59.1 -> 42.9, 14.3 -> 7.9 (the
+#: NCHW convs' GEMM tiles are AVX-512's).  (DenseNet also needs its batch
+#: norms' computed per-channel operands blocked: :func:`_per_channel`.)
+BLOCKED_CONCAT = True
 
 
 def _nchw_blockable(v: SSAValue, block: int) -> bool:
@@ -117,6 +130,16 @@ def _blocked_constant(const: graph.ConstantOp, out_shape: tuple[int, ...], block
     return np.ascontiguousarray(out)
 
 
+def _per_channel(shape: tuple[int, ...], out_shape: tuple[int, ...]) -> bool:
+    """An operand of one value per channel (``[C, 1, 1]``, leading 1s
+    allowed) against an NCHW result of ``out_shape``: in the blocked layout
+    ``[C/b, 1, 1, b]``, a reshape and a transpose (of a few values, which
+    ``fold-constants`` folds when the operand is computed from constants:
+    a batch norm before a conv, decomposed, as DenseNet's)."""
+    core = shape[next((i for i, d in enumerate(shape) if d != 1), len(shape)):]
+    return len(out_shape) == 4 and len(shape) <= 4 and core == (out_shape[1],) + (1,) * (len(core) - 1) and len(core) == 3
+
+
 @dataclass
 class _Layout:
     """The blocked decision and rewrite of one function."""
@@ -137,6 +160,8 @@ class _Layout:
             return True  # a scalar broadcast: any layout
         if isinstance(v.owner, graph.ConstantOp) and _blocked_constant(v.owner, out_shape, self.block) is not None:
             return True
+        if _per_channel(shape, out_shape):
+            return True  # re-laid out in the graph (folded when it is computed from constants)
         return shape == out_shape  # reordered
 
     def _elementwise(self, op: Operation, blocked: set[SSAValue]) -> bool:
@@ -149,6 +174,16 @@ class _Layout:
             return False
         return all(self._operand_ok(v, out, blocked) for v in op.operands)
 
+    def _concat(self, op: Operation, blocked: set[SSAValue]) -> bool:
+        """A concat of blocked (or blockable) values along the channels,
+        each a whole number of blocks: the blocked concat along the blocks."""
+        if not (BLOCKED_CONCAT and isinstance(op, graph.ConcatOp)) or tensor_of(op.result).element_type != f32:
+            return False
+        shape = tensor_of(op.result).get_shape()
+        if len(shape) != 4 or op.normalized_axis != 1 or not any(v in blocked for v in op.operands):
+            return False
+        return all(v in blocked or _nchw_blockable(v, self.block) for v in op.operands)
+
     def decide(self) -> list[Operation]:
         """The ops to rewrite, in order: greedy forward, then chains of fewer
         than ``min_convs`` convs dropped."""
@@ -157,7 +192,7 @@ class _Layout:
         for op in self.fn.body.block.ops:
             if (
                 _seed_conv(op, self.block) or _seed_depthwise(op, self.block)
-                or self._elementwise(op, blocked) or _blocked_pool(op, blocked)
+                or self._elementwise(op, blocked) or _blocked_pool(op, blocked) or self._concat(op, blocked)
             ):  # fmt: skip
                 chosen.append(op)
                 blocked.add(op.results[0])
@@ -219,6 +254,10 @@ class _Layout:
                 else:
                     c = graph.ConstantOp.from_array(arr.astype(np.float32))
                 return insert(c, user).results[0]
+            if _per_channel(shape, out_shape) and v not in reordered:
+                c = out_shape[1]
+                grouped = insert(graph.ReshapeOp(v, (c // self.block, self.block, 1, 1)), user)
+                reordered[v] = insert(graph.TransposeOp(grouped.results[0], (0, 2, 3, 1)), user).results[0]
             if v not in reordered:
                 at = v.owner if isinstance(v.owner, Operation) else None
                 r = graph.ReorderNchwcOp(v, self.block)
@@ -249,6 +288,9 @@ class _Layout:
                 new = graph.Conv2dNchwcOp(x, op.weight, op.stride_values, op.pad_values, op.dilation_values, self.block)
             elif isinstance(op, graph.MaxPool2dOp):
                 new = graph.MaxPool2dNchwcOp(block_of[op.input], op.kernel_values, op.stride_values, op.pad_values)
+            elif isinstance(op, graph.ConcatOp):
+                operands = [blocked_operand(v, op, tuple(tensor_of(v).get_shape())) for v in op.operands]
+                new = graph.ConcatOp(operands, 1)
             else:
                 operands = [blocked_operand(v, op, out_shape) for v in op.operands]
                 shape = np.broadcast_shapes(*[tuple(tensor_of(v).get_shape()) for v in operands])

@@ -2,8 +2,10 @@
 against a float64 NCHW depthwise conv, the ``layout-nchwc`` rewrite of a
 depthwise ``graph.conv2d``, and the micro-kernel of
 ``lowering/depthwise_nchwc.py`` (borders left out at compile time, strides,
-dilations, tile remainders, vector and scalar epilogues) at 1 and 2 threads;
-a non-finite weight keeps the generic rule, NaN where the reference has it."""
+dilations, tile remainders, vector and scalar epilogues) at 1 and 2 threads,
+for AVX2 (blocks of 8, tiles of 6 pixels) and AVX-512 (16, 8), run where
+this machine can and compiled to an object file elsewhere; a non-finite
+weight keeps the generic rule, NaN where the reference has it."""
 
 from __future__ import annotations
 
@@ -13,11 +15,14 @@ from xdsl.dialects import memref, vector
 
 import graphopt
 from graphopt.dialects import graph
+from graphopt.dialects.graph import tensor_of
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
 from graphopt.runtime.compile import run_pipeline
 from graphopt.runtime.reference import interpret
+from graphopt.lowering import depthwise_nchwc
 from graphopt.testing.gradcheck import build_module, check_vjp
+from isa_check import CPUS, check_compiled, lanes, lowered, target, with_target
 
 RNG = np.random.default_rng(12)
 LAYOUT = "layout-nchwc{min-convs=1 min-macs-per-reordered=0}"
@@ -65,37 +70,50 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("cpu", CPUS)
 @pytest.mark.parametrize("c,size,k,s,p,d,epilogue,threads", CASES)
-def test_micro_kernel_matches_float64(c, size, k, s, p, d, epilogue, threads) -> None:
+def test_micro_kernel_matches_float64(c, size, k, s, p, d, epilogue, threads, cpu) -> None:
+    block = lanes(cpu)
     x, w = rand(1, c, size, size), rand(c, 1, k, k)
     m = model(x, w, s, p, d, epilogue)
     blocked = m.clone()
-    run_pipeline(blocked, LAYOUT)
-    assert any(isinstance(op, graph.DepthwiseConv2dNchwcOp) for op in blocked.walk())
+    run_pipeline(with_target(blocked, cpu), LAYOUT)
+    op = next(op for op in blocked.walk() if isinstance(op, graph.DepthwiseConv2dNchwcOp))
+    assert tensor_of(op.input).get_shape()[4] == block
     want = interpret(m, x)[0]
     np.testing.assert_allclose(interpret(blocked, x)[0], want, rtol=1e-5, atol=1e-5)
-    lowered = blocked.clone()
-    run_pipeline(lowered, "O2")
-    lower_graph_to_loop(lowered)
-    fmas = sum(isinstance(op, vector.FMAOp) for op in lowered.walk())
-    assert fmas >= c // 16 and fmas > 0  # the micro-kernel, not the generic rule
+    loops = lowered(blocked, cpu)
+    fmas = sum(isinstance(op, vector.FMAOp) for op in loops.walk())
+    assert fmas >= c // block and fmas > 0  # the micro-kernel, not the generic rule
     if epilogue == "scalar":  # the register tile goes through a stack tile
-        assert any(isinstance(op, memref.AllocaOp) for op in lowered.walk())
-    got = graphopt.compile(blocked, opt_level=2, num_threads=threads, bounds_check=True)["f"](x)
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
-    if epilogue == "none":
-        ref64 = depthwise64(x, w, s, p, d)
-        np.testing.assert_allclose(got, ref64, rtol=1e-5, atol=1e-5)
+        assert any(isinstance(op, memref.AllocaOp) for op in loops.walk())
+    check_compiled(blocked, cpu, [x], want, threads=threads, bounds_check=True, rtol=1e-5, atol=1e-5)
+    if epilogue == "none" and target(cpu).runs_on_host():
+        got = graphopt.compile(blocked, opt_level=2, num_threads=threads, target=target(cpu))["f"](x)
+        np.testing.assert_allclose(got, depthwise64(x, w, s, p, d), rtol=1e-5, atol=1e-5)
 
 
-def test_layout_pass_blocks_the_depthwise_weight() -> None:
-    """The weight [C, 1, KH, KW] becomes [C/16, KH, KW, 16] at compile time."""
+@pytest.mark.parametrize("cpu", CPUS)
+def test_tile_pixels_fit_the_registers(cpu) -> None:
+    """3x3: 8 pixels beside the 9 weights in 32 registers, 6 in 16; 5x5: 6
+    in 32, and 8 in 16 (25 weights, more than the registers hold: they are
+    reloaded, the tile keeps its size)."""
+    t = target(cpu)
+    wide = t.vector_registers == 32
+    assert depthwise_nchwc.tile_pixels(t, lanes(cpu), 9) == (8 if wide else 6)
+    assert depthwise_nchwc.tile_pixels(t, lanes(cpu), 25) == (6 if wide else 8)
+
+
+@pytest.mark.parametrize("cpu", CPUS)
+def test_layout_pass_blocks_the_depthwise_weight(cpu) -> None:
+    """The weight [C, 1, KH, KW] becomes [C/b, KH, KW, b] at compile time."""
+    block = lanes(cpu)
     x, w = rand(1, 32, 6, 6), rand(32, 1, 3, 3)
     m = model(x, w, 1, 1, 1, "none")
-    run_pipeline(m, LAYOUT)
+    run_pipeline(with_target(m, cpu), LAYOUT)
     op = next(o for o in m.walk() if isinstance(o, graph.DepthwiseConv2dNchwcOp))
     packed = op.weight.owner.reference()[0]
-    np.testing.assert_array_equal(packed, w.reshape(2, 16, 3, 3).transpose(0, 2, 3, 1))
+    np.testing.assert_array_equal(packed, w.reshape(32 // block, block, 3, 3).transpose(0, 2, 3, 1))
 
 
 @pytest.mark.parametrize("kind", [np.inf, np.nan])

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import func, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.traits import Pure
@@ -23,7 +23,7 @@ from graphopt.dialects.graph import dropout_hash, dropout_keep_mask
 from graphopt.dialects.graph import onnx_slice_range
 from graphopt.frontends.builder import GraphBuilder
 from graphopt.lowering.graph_to_loop import lower_graph_to_loop
-from graphopt.runtime.compile import parse_text
+from graphopt.runtime.compile import parse_text, run_pipeline
 from op_check import RandomArrays, assert_matches, build_module, compiled_matches_reference
 from graphopt.transforms.fold_constants import fold_constants
 
@@ -277,6 +277,32 @@ def test_flatten(axis) -> None:
 def test_flatten_bool() -> None:
     x = rand((2, 1, 3), np.bool_)
     check(lambda b, a: b.flatten(a[0]), [x], [x.reshape(2, 3)])
+
+
+@pytest.mark.parametrize("shapes", [((2, 12, 5, 7), (2, 3, 4, 5, 7)), ((6, 5, 7), (3, 2, 35)), ((4, 6), (24,))])
+def test_reshape_keeps_shared_trailing_dims(shapes) -> None:
+    """A reshape maps its index through the dims that differ; the trailing
+    dims both shapes share pass through (ShuffleNet's channel shuffle:
+    the channel index divided once a pixel row, not every pixel divided)."""
+    a, b_shape = shapes
+    x = rand(a)
+    check(lambda b, args: b.reshape(args[0], b_shape), [x], [x.reshape(b_shape)])
+    check(lambda b, args: b.reshape(args[0], a), [x.reshape(b_shape)], [x])
+
+
+def test_channel_shuffle_divides_outside_the_pixel_loops() -> None:
+    x = rand((1, 12, 5, 7))
+    b = GraphBuilder("f")
+    xi = b.input(x.shape)
+    y = b.reshape(b.transpose(b.reshape(xi, (1, 3, 4, 5, 7)), (0, 2, 1, 3, 4)), (1, 12, 5, 7))
+    m = b.build(y)
+    want = x.reshape(1, 3, 4, 5, 7).transpose(0, 2, 1, 3, 4).reshape(1, 12, 5, 7)
+    np.testing.assert_array_equal(graphopt.compile(m, opt_level=2)["f"](x), want)
+    run_pipeline(m, "O2")
+    lower_graph_to_loop(m)
+    assert sum(isinstance(op, func.FuncOp) for op in m.walk()) == 2  # one kernel and the driver
+    inner = [op for op in m.walk() if isinstance(op, memref.LoadOp)]
+    assert inner and all(not isinstance(v.owner, arith.DivUIOp | arith.RemUIOp) for op in inner for v in op.operands[-2:])
 
 
 # --------------------------------------------------------------------------

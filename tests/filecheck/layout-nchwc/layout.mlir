@@ -98,3 +98,35 @@ func.func @depthwise(%x: tensor<1x32x6x6xf32>) -> tensor<1x32x3x3xf32> {
   %c = graph.clip %d {min = 0.0 : f64, max = 6.0 : f64} : tensor<1x32x3x3xf32>
   func.return %c : tensor<1x32x3x3xf32>
 }
+
+// DenseNet's pattern: a batch norm whose per-channel scale the graph
+// computes (here from a constant by a sqrt), relu, a conv, and a concat of
+// the block's input and the conv along the channels: all blocked, the
+// concat along the blocks of 16, the scale re-laid out as [2, 1, 1, 16] by
+// a reshape and a transpose (fold-constants folds them later).
+// CHECK-LABEL: func.func @dense
+// CHECK-SAME:  (%[[X:.*]]: tensor<1x32x6x6xf32>)
+// CHECK:       %[[XB:.*]] = graph.reorder_nchwc %[[X]] {block = 16 : i64}
+// CHECK:       %[[A:.*]] = graph.conv2d_nchwc %[[XB]], %{{.*}} {{.*}} -> tensor<1x2x6x6x16xf32>
+// CHECK:       %[[G:.*]] = graph.reshape %{{.*}} : (tensor<32x1x1xf32>) -> tensor<2x16x1x1xf32>
+// CHECK-NEXT:  %[[T:.*]] = graph.transpose %[[G]] {{.*}} -> tensor<2x1x1x16xf32>
+// CHECK-NEXT:  %[[S:.*]] = graph.mul %[[A]], %[[T]] : (tensor<1x2x6x6x16xf32>, tensor<2x1x1x16xf32>) -> tensor<1x2x6x6x16xf32>
+// CHECK:       %[[C:.*]] = graph.conv2d_nchwc %{{.*}}, %{{.*}} {{.*}} -> tensor<1x1x6x6x16xf32>
+// CHECK:       %[[J:.*]] = graph.concat %[[A]], %[[C]] {axis = 1 : i64} : (tensor<1x2x6x6x16xf32>, tensor<1x1x6x6x16xf32>) -> tensor<1x3x6x6x16xf32>
+// CHECK:       %[[D:.*]] = graph.conv2d_nchwc %[[J]], %{{.*}} {{.*}} -> tensor<1x2x6x6x16xf32>
+// CHECK:       %[[Y:.*]] = graph.reorder_nchw %[[D]]
+// CHECK:       func.return %[[Y]]
+func.func @dense(%x: tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32> {
+  %w = graph.constant splat 0.125 : tensor<32x32x1x1xf32>
+  %a = graph.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x6x6xf32>, tensor<32x32x1x1xf32>) -> tensor<1x32x6x6xf32>
+  %v = graph.constant splat 4.0 : tensor<32x1x1xf32>
+  %s = graph.sqrt %v : tensor<32x1x1xf32>
+  %m = graph.mul %a, %s : (tensor<1x32x6x6xf32>, tensor<32x1x1xf32>) -> tensor<1x32x6x6xf32>
+  %r = graph.relu %m : tensor<1x32x6x6xf32>
+  %w0 = graph.constant splat 0.5 : tensor<16x32x3x3xf32>
+  %c = graph.conv2d %r, %w0 {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x6x6xf32>, tensor<16x32x3x3xf32>) -> tensor<1x16x6x6xf32>
+  %j = graph.concat %a, %c {axis = 1 : i64} : (tensor<1x32x6x6xf32>, tensor<1x16x6x6xf32>) -> tensor<1x48x6x6xf32>
+  %w1 = graph.constant splat 0.25 : tensor<32x48x1x1xf32>
+  %d = graph.conv2d %j, %w1 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x48x6x6xf32>, tensor<32x48x1x1xf32>) -> tensor<1x32x6x6xf32>
+  func.return %d : tensor<1x32x6x6xf32>
+}

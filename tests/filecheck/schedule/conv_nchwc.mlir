@@ -1,13 +1,14 @@
-// RUN: graph-opt -O2 -p lower-graph-to-loop %s | filecheck %s
+// RUN: graph-opt %avx512 -O2 -p lower-graph-to-loop %s | filecheck %s
 // RUN: graph-run %s --random-inputs --check | filecheck %s --check-prefix=COMPILED
-// The NCHWc micro-kernel's weight prefetch: 64 output channels make two
-// panels of 32 (the weights packed at compile time as [panel, input block,
-// ky, kx, ci, 32]); the 7x7 plane is one strip, so while the first two tiles
-// run an accumulation block (one input block of 16 channels here), each
-// weight row they load also prefetches one line (16 lanes) of the same row
-// of the next block, or of the next panel's first block after the last one
-// (the linear block index, clamped to the last: divided and taken modulo the
-// 4 input blocks).
+// The NCHWc micro-kernel for AVX-512 (conv_nchwc_avx2.mlir: for AVX2) and
+// its weight prefetch: 64 output channels make two panels of 32 (the
+// weights packed at compile time as [panel, input block, ky, kx, ci, 32]);
+// the 7x7 plane is one strip, so while the first two tiles run an
+// accumulation block (one input block of 16 channels here), each weight row
+// they load also prefetches one line (16 lanes) of the same row of the next
+// block, or of the next panel's first block after the last one (the linear
+// block index, clamped to the last: divided and taken modulo the 4 input
+// blocks).
 
 // CHECK:       "memref.global"() <{sym_name = "[[PACKED:.*]]", type = memref<2x4x3x3x16x32xf32>
 // CHECK-LABEL: func.func private @c3_k{{[0-9]+}}_conv2d_nchwc

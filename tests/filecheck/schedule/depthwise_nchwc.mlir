@@ -1,5 +1,6 @@
 // RUN: graph-opt %avx512 -p 'layout-nchwc{min-convs=1 min-macs-per-reordered=0},fuse-ops,lower-graph-to-loop' %s | filecheck %s
 // RUN: graph-opt %avx512 -p 'layout-nchwc{min-convs=1 min-macs-per-reordered=0},fuse-ops,lower-graph-to-loop' %s | filecheck %s --check-prefix=NOTEST
+// RUN: graph-opt %avx2 -p 'layout-nchwc{min-convs=1 min-macs-per-reordered=0},fuse-ops,lower-graph-to-loop' %s | filecheck %s --check-prefix=AVX2
 // RUN: graph-run -p 'layout-nchwc{min-convs=1 min-macs-per-reordered=0}' -O2 %s --check | filecheck %s --check-prefix=RESULT
 // A depthwise 3x3 conv over 16 channels (one block) of 5x26 pixels: the
 // micro-kernel (lowering/depthwise_nchwc.py) loads the nine weight vectors
@@ -21,6 +22,16 @@
 // CHECK:       scf.for %[[OY:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:         scf.for %[[T2:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK:       func.return
+
+// For AVX2 the 16 channels are two blocks of 8, and a tile is 6 pixels (6
+// accumulators beside the 9 weights in 16 registers): the first tile of row
+// 0 stores its 6 pixels, then tiles 1-3 (pixels 6-23) run in a loop.
+// AVX2-LABEL: func.func private @dw_k{{[0-9]+}}_depthwise_conv2d_nchwc_relu
+// AVX2-SAME:  (%[[X:.*]]: memref<1x2x5x26x8xf32>, %[[W:.*]]: memref<2x3x3x8xf32>, %[[OUT:.*]]: memref<1x2x5x26x8xf32>)
+// AVX2-COUNT-9: vector.load %[[W]]{{.*}} vector<8xf32>
+// AVX2-COUNT-6: vector.store %{{.*}}, %[[OUT]]
+// AVX2-NEXT:  scf.for
+// AVX2:       func.return
 
 // NOTEST-LABEL: func.func private @dw_k{{[0-9]+}}_depthwise_conv2d_nchwc_relu
 // NOTEST-NOT:   arith.select
