@@ -56,7 +56,7 @@ from xdsl.dialects.builtin import IntegerAttr  # noqa: E402
 
 import graphopt  # noqa: E402
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass  # noqa: E402
-from graphopt.lowering.to_llvm.parallel import _region_root  # noqa: E402
+from graphopt.lowering.to_llvm.parallel import region_root  # noqa: E402
 from graphopt.runtime.compile import run_pipeline  # noqa: E402
 
 RNG = np.random.default_rng(1)
@@ -71,7 +71,7 @@ def regions_per_call(kmod) -> dict[str, int]:
     loops = kmod.clone()
     run_pipeline(loops, "plan-memory,lower-graph-to-loop")
     # As convert-parallel-to-llvm sees them: a parallel loop's region takes
-    # in the serial loops around it that it hoists (``_region_root``).
+    # in the serial loops around it that it hoists (``region_root``).
     ConvertLoopToLLVMPass().convert(loops)
 
     def const(v) -> int | None:
@@ -88,7 +88,7 @@ def regions_per_call(kmod) -> dict[str, int]:
         n = 0
         for op in fn.walk():
             if isinstance(op, scf.ParallelOp):
-                times, parent = 1, _region_root(op).parent_op()
+                times, parent = 1, region_root(op).parent_op()
                 while parent is not None and parent is not fn:
                     if isinstance(parent, scf.ForOp):
                         lb, ub, step = const(parent.lb), const(parent.ub), const(parent.step)

@@ -355,6 +355,23 @@ def test_parallel_rule_counts_blocked_conv_multiply_adds() -> None:
     assert parallel_split.multiply_adds([blocked], {}) == parallel_split.multiply_adds([plain], {}) == 64 * 49 * 32 * 9
 
 
+def test_parallel_outlined_loop_keeps_its_constant_range() -> None:
+    """The outlined body runs over the whole constant range and skips the
+    other threads' iterations (``convert-parallel-to-llvm/parallel.mlir``
+    checks the form): a channel shuffle (a reshape, transpose and reshape:
+    divisions by constants that LLVM folds knowing the range) is outlined
+    and right at 1 and 2 threads."""
+    b = GraphBuilder("f")
+    x = b.input((1, 112, 56, 56), np.float32)
+    y = b.reshape(b.transpose(b.reshape(x, (1, 4, 28, 56, 56)), (0, 2, 1, 3, 4)), (1, 112, 56, 56))
+    cm = compile_threaded(b.build(y), opt_level=2)
+    outlined = cm.llvm_ir.split('define internal void @"f_k')[1]
+    assert "_par0" in outlined.split("(", 1)[0]
+    xs = np.random.default_rng(0).standard_normal((1, 112, 56, 56)).astype(np.float32)
+    got = call_threaded(cm, [xs])[0]
+    np.testing.assert_array_equal(got, xs.reshape(1, 4, 28, 56, 56).transpose(0, 2, 1, 3, 4).reshape(1, 112, 56, 56))
+
+
 def test_idle_threads_spin_a_bounded_time_unless_the_user_chose() -> None:
     """libgomp's idle threads spin ``SPIN_COUNT`` times before they sleep;
     a user's ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT`` is left as it is."""
