@@ -331,22 +331,28 @@ def split_panel_rows(m: int, k: int) -> bool:
     return m * k >= MIN_PARALLEL_PANEL_MK
 
 
-#: A rows-outer pointwise GEMM (``gemm.rows_outer``) splits its pixels
-#: rather than its row tiles when it has at least this many full panels.
+#: A rows-outer pointwise GEMM with at least this many full panels of pixels
+#: splits them in 4 blocks when they divide evenly (else in 2).
 MIN_PIXEL_BLOCK_PANELS = 16
 
 
 def pixel_blocks(panels: int, m: int, n: int) -> int:
     """Into how many blocks of its ``panels`` full panels of B (pixels) a
-    rows-outer pointwise GEMM of ``m`` output channels and ``n`` pixels
-    splits, or 0 to split its row tiles instead.  Split over row tiles,
-    every thread reads all of B, half of it copied by the other core; split
-    over pixels, every thread copies and reads only its own panels and reads
-    all of A, the smaller operand when ``m < n`` (the pointwise convs at
-    28x28 and up).  4 blocks when they divide evenly, else 2."""
-    if panels < MIN_PIXEL_BLOCK_PANELS or m >= n:
+    rows-outer pointwise GEMM (``gemm.rows_outer``) of ``m`` output channels
+    and ``n`` pixels splits, or 0 to split its row tiles instead.  Split
+    over row tiles, every thread reads all of B, which the caller copies
+    into panels on every call; split over pixels, every thread copies and
+    reads only its own panels, and reads all of A (the weights, the smaller
+    operand when ``m < n``).  B read by the other core is what costs: with
+    the two vCPUs on different dies (ping-pong 330-360 ns, a core reads what
+    the other wrote at 26 GB/s against 78 from its own L2), SqueezeNet's
+    1x1 512->64 @13 (5 full panels) ran 118 us at 1 thread, 270 us at 2
+    over row tiles and 93 us over 2 pixel blocks.  2 blocks from 2 panels
+    on (the panels left over run on the caller), 4 from
+    :data:`MIN_PIXEL_BLOCK_PANELS` when they divide evenly."""
+    if panels < 2 or m >= n:
         return 0
-    return 4 if panels % 4 == 0 else 2
+    return 4 if panels >= MIN_PIXEL_BLOCK_PANELS and panels % 4 == 0 else 2
 
 
 def parallel_copy(elements: int) -> bool:
