@@ -2,7 +2,9 @@
 whole model) at 1 and 2 threads, with the calling thread's and the pool's
 CPU time apart, and the cost of one empty parallel region.
 
-The model (``models.py``, dense random weights as in ``resnet50.py``) is cut
+The model (``models.py``, dense random weights as in ``resnet50.py``; or
+``light_<name>``, one of the onnx package's light models with dense weights,
+``light_models.with_random_weights``, fed what onnx's runner feeds) is cut
 into one function per kernel as ``kernel_profile.py`` does, all compiled into
 one module; one sample calls every kernel once, in model order, on the
 arrays its producers wrote, first at 1 thread and then at 2 (the thread count
@@ -28,7 +30,7 @@ CPU times do not, so the table derives from them:
   CPU.  ``--realtime`` runs the timing at ``SCHED_FIFO`` priority, so that
   other processes cannot take a CPU from ours (needs root).
 
-Run: ``python benchmarks/thread_profile.py [--model resnet50] [--repeats 7] [--top 30] [--kernels] [--realtime]``
+Run: ``python benchmarks/thread_profile.py [--model resnet50|light_shufflenet] [--repeats 7] [--top 30] [--kernels] [--realtime]``
 """
 
 from __future__ import annotations
@@ -52,14 +54,15 @@ from kernel_profile import GRAPH_PASSES, chained_calls, kernel_module  # noqa: E
 from models import MODELS  # noqa: E402
 from resnet50 import dense_weights  # noqa: E402
 from xdsl.dialects import arith, func, scf  # noqa: E402
-from xdsl.dialects.builtin import IntegerAttr  # noqa: E402
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp  # noqa: E402
 
 import graphopt  # noqa: E402
 from graphopt.lowering.to_llvm.loop import ConvertLoopToLLVMPass  # noqa: E402
-from graphopt.lowering.to_llvm.parallel import _region_root  # noqa: E402
+from graphopt.lowering.to_llvm.parallel import region_root  # noqa: E402
 from graphopt.runtime.compile import run_pipeline  # noqa: E402
 
 RNG = np.random.default_rng(1)
+LIGHT_PREFIX = "light_"
 #: A 2-thread sample counts as quiet when our threads waited less than this for a CPU.
 QUIET_S = 20e-6
 
@@ -71,7 +74,7 @@ def regions_per_call(kmod) -> dict[str, int]:
     loops = kmod.clone()
     run_pipeline(loops, "plan-memory,lower-graph-to-loop")
     # As convert-parallel-to-llvm sees them: a parallel loop's region takes
-    # in the serial loops around it that it hoists (``_region_root``).
+    # in the serial loops around it that it hoists (``region_root``).
     ConvertLoopToLLVMPass().convert(loops)
 
     def const(v) -> int | None:
@@ -88,7 +91,7 @@ def regions_per_call(kmod) -> dict[str, int]:
         n = 0
         for op in fn.walk():
             if isinstance(op, scf.ParallelOp):
-                times, parent = 1, _region_root(op).parent_op()
+                times, parent = 1, region_root(op).parent_op()
                 while parent is not None and parent is not fn:
                     if isinstance(parent, scf.ForOp):
                         lb, ub, step = const(parent.lb), const(parent.ub), const(parent.step)
@@ -250,6 +253,25 @@ def split_times(before: dict, after: dict, caller: int) -> tuple[float, float, f
     return me * 1e-9, pool * 1e-9, queued * 1e-9
 
 
+def load_model(name: str) -> tuple[ModuleOp, np.ndarray, str]:
+    """The graph-level model ``name`` (a ``models.py`` model with dense
+    random weights, or ``light_<name>``), its input and its entry's name."""
+    if not name.startswith(LIGHT_PREFIX):
+        return dense_weights(MODELS[name]()), RNG.standard_normal((1, 3, 224, 224)).astype(np.float32), name
+    import onnx
+
+    from graphopt.frontends.onnx import import_model
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "conformance"))
+    from light_models import graph_inputs, model_path, runner_input, with_random_weights
+
+    model = with_random_weights(onnx.load(model_path(name[len(LIGHT_PREFIX):])))
+    (vi,) = graph_inputs(model)
+    module = import_model(model)
+    entry = next(op for op in module.ops if isinstance(op, func.FuncOp)).sym_name.data
+    return module, runner_input(vi), entry
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="resnet50")
@@ -267,20 +289,18 @@ def main() -> None:
     print(f"one call of a parallel loop of 2 tiny iterations: 2 threads {1e6 * cost[2][0]:.1f} us wall, "
           f"{1e6 * cost[2][1]:.1f} us CPU; 1 thread (no region) {1e6 * cost[1][0]:.2f} us wall")  # fmt: skip
 
-    module = dense_weights(MODELS[args.model]())
+    module, image, entry_name = load_model(args.model)
     if args.first_call:
         whole = graphopt.compile(module, opt_level=3, num_threads=1)
-        image = RNG.standard_normal((1, 3, 224, 224)).astype(np.float32)
         if args.realtime:
             harness.realtime(True)
-        print_first_call(whole, whole[args.model], image, args.repeats)
+        print_first_call(whole, whole[entry_name], image, args.repeats)
         return
     fused_model = module.clone()
     run_pipeline(fused_model, GRAPH_PASSES)
     kmod, kernels = kernel_module(fused_model)
     compiled = graphopt.compile(kmod, pipeline="plan-memory", num_threads=1)
     regions = regions_per_call(kmod)
-    image = RNG.standard_normal((1, 3, 224, 224)).astype(np.float32)
     fused_fn = next(op for op in fused_model.ops if isinstance(op, func.FuncOp))
     calls, env = chained_calls(compiled, kernels, {fused_fn.body.block.args[0]: image})
     out_value = fused_fn.body.block.last_op.operands[0]
@@ -296,7 +316,7 @@ def main() -> None:
 
     caller = threading.get_native_id()
     whole = graphopt.compile(module, opt_level=3, num_threads=1)
-    entry = whole[args.model]
+    entry = whole[entry_name]
     model: list[tuple[float, ...]] = []
     # kernel -> samples of (1-thread CPU, 2-thread wall, caller CPU, pool CPU, queued)
     samples: dict[str, list[tuple[float, ...]]] = defaultdict(list)

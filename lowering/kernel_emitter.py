@@ -59,9 +59,12 @@ output-row or panel loop and their padded input copy
 (``lowering.parallel_split`` chooses).  Only loops whose
 iterations write disjoint output elements are marked, and no reduction loop
 is ever parallel, so results are bitwise identical for every thread count.
-A loop requested inside a parallel one, or in a kernel touching fewer than
-``MIN_PARALLEL_ELEMENTS`` elements in its largest buffer and doing fewer
-multiply-adds than ``parallel_split.MIN_PARALLEL_MULTIPLY_ADDS``, stays serial.
+A loop requested inside a parallel one stays serial.  When a nest is
+finished, each of its parallel loops whose region (the loop, with the serial
+loops around it that ``lower-loop-to-llvm`` runs in the same region) does
+too little work to pay for waking the pool becomes an ``scf.for`` again
+(``parallel_split.worth_a_region``, on the work ``parallel_split.nest_work``
+estimates for the target's lanes).
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.lowering import parallel_split
 from graphopt.lowering.op_builder import attach, build, with_defaults
 from graphopt.lowering.stream_prefetch import chunk_elements, prefetch_streams
+from graphopt.lowering.to_llvm.parallel import region_root
 
 
 class LoweringError(errors.LoweringError):
@@ -104,10 +108,6 @@ class LoweringError(errors.LoweringError):
 MAX_INLINE_DEPTH = 16
 """Rules evaluated inside one another before a demand goes to the worklist."""
 
-
-MIN_PARALLEL_ELEMENTS = 1 << 16
-"""Kernels whose largest buffer is smaller run on one thread: waking the
-pool costs more than the work."""
 
 MIN_PARALLEL_TRIPS = 2
 PREFERRED_PARALLEL_TRIPS = 8
@@ -175,9 +175,9 @@ class KernelEmitter:
     ):
         """``sources`` maps each group-level input value to the kernel's memref
         argument holding it, or to a scalar for splat constants; ``roots`` are
-        the values the kernel computes (their convs and matmuls count as work
-        for the parallel rule); ``target`` is what the kernel is scheduled for
-        (lanes, register tiles: ``em.target``; default this machine)."""
+        the values the kernel computes; ``target`` is what the kernel is
+        scheduled for (lanes, register tiles, the work of a parallel loop:
+        ``em.target``; default this machine)."""
         self.target = target or Target.default()
         self.root = Scope(entry, None, 0)
         self.current = self.root
@@ -189,10 +189,6 @@ class KernelEmitter:
         self.rerun = False  # a rule was re-run: dead scalar ops may be left
         self._in_parallel = 0  # parallel loops open around the current scope
         self.constant_of: dict[SSAValue, int] = {}  # index constants, filled by index()
-        largest = max((_num_elements(a.type) for a in entry.args if isinstance(a.type, MemRefType)), default=0)
-        self.parallel_allowed = largest >= MIN_PARALLEL_ELEMENTS or (
-            parallel_split.multiply_adds(roots, sources) >= parallel_split.MIN_PARALLEL_MULTIPLY_ADDS
-        )
 
     # -- placement ---------------------------------------------------------------
 
@@ -440,8 +436,19 @@ class KernelEmitter:
     # -- loops -------------------------------------------------------------------------
 
     def wants_parallel(self, trips: int) -> bool:
-        """Whether a loop of ``trips`` iterations asked to be parallel will be."""
-        return self.parallel_allowed and not self._in_parallel and trips >= MIN_PARALLEL_TRIPS
+        """Whether a loop of ``trips`` iterations asked to be parallel is
+        emitted as one (it may still become serial when its nest is done:
+        :meth:`_serial_when_small`)."""
+        return not self._in_parallel and trips >= MIN_PARALLEL_TRIPS
+
+    def _serial_when_small(self, nest: Operation) -> None:
+        """Turn each parallel loop of the finished ``nest`` whose region's
+        work would not pay for waking the pool back into an ``scf.for``."""
+        lanes, l1_bytes = self.target.f32_lanes, self.target.l1d_bytes
+        for par in [op for op in nest.walk() if isinstance(op, scf.ParallelOp)]:
+            work = parallel_split.nest_work(region_root(par), lanes, l1_bytes)
+            if not parallel_split.worth_a_region(work, parallel_split.trip_count(par)):
+                _to_serial(par)
 
     def _open_loop(
         self, extent: int, inits: Sequence[SSAValue], start: int = 0, parallel: bool = False
@@ -493,6 +500,8 @@ class KernelEmitter:
             self._drivers[-1].open_loops -= 1
         for r in for_op.results:
             self.scope_of[r] = parent
+        if parent is self.root:  # a nest is done: its regions can be weighed
+            self._serial_when_small(for_op)
 
     def reduce(
         self,
@@ -638,7 +647,7 @@ class KernelEmitter:
             if self.wants_parallel(shape[order[-1]]) and inner and not any(
                 isinstance(o, scf.ParallelOp) for o in inner
             ):
-                _to_parallel(for_op)
+                self._serial_when_small(_to_parallel(for_op))
 
     def _parallel_level(self, extents: Sequence[int]) -> int | None:
         """The loop of a nest run in parallel: the outermost but the innermost
@@ -738,7 +747,7 @@ def _cse_key(op: Operation) -> Hashable | None:
     return type(op), tuple(op.operands), props, attrs, tuple(r.type for r in op.results)
 
 
-def _to_parallel(for_op: scf.ForOp) -> None:
+def _to_parallel(for_op: scf.ForOp) -> scf.ParallelOp:
     """Turn a finished ``scf.for`` without carried values into ``scf.parallel``."""
     body = for_op.body.block
     yield_op = body.last_op
@@ -753,13 +762,25 @@ def _to_parallel(for_op: scf.ForOp) -> None:
     block.insert_op_before(par, for_op)
     for_op.detach()
     for_op.erase()
+    return par
 
 
-def _num_elements(t: MemRefType) -> int:
-    n = 1
-    for d in t.get_shape():
-        n *= d
-    return n
+def _to_serial(par: scf.ParallelOp) -> scf.ForOp:
+    """Turn a finished one-dimensional ``scf.parallel`` back into an ``scf.for``."""
+    body = par.body.block
+    reduce_op = body.last_op
+    assert isinstance(reduce_op, scf.ReduceOp)
+    reduce_op.detach()
+    reduce_op.erase()
+    body.add_op(scf.YieldOp())
+    region = par.detach_region(par.body)
+    for_op = build(scf.ForOp, (par.lowerBound[0], par.upperBound[0], par.step[0]), (), regions=[region])
+    block = par.parent_block()
+    assert block is not None
+    block.insert_op_before(for_op, par)
+    par.detach()
+    par.erase()
+    return for_op
 
 
 def sweep_dead_ops(block: Block) -> None:

@@ -25,7 +25,7 @@ lowering does:
 * a serial ``scf.for`` whose body is only pure arithmetic and the parallel
   loop (a conv's panel loop around its parallel output rows) is outlined
   with it: one region instead of one per iteration, each thread running
-  its chunk of the inner loop in every iteration (:func:`_region_root`).
+  its chunk of the inner loop in every iteration (:func:`region_root`).
   No barrier then separates the iterations, which is safe because the
   chunks are the same in every iteration and the nest never reads a
   buffer it writes (other than per-thread scratch);
@@ -69,7 +69,7 @@ from graphopt.lowering.to_llvm.common import PTR, LoopToLLVMError, access_props,
 from graphopt.lowering.to_llvm.scalar import declare_externals
 from graphopt.transforms.levels import require_lowered
 
-__all__ = ["NUM_THREADS_GLOBAL", "ConvertParallelToLLVMPass", "outline_parallel"]
+__all__ = ["NUM_THREADS_GLOBAL", "ConvertParallelToLLVMPass", "outline_parallel", "region_root"]
 
 NUM_THREADS_GLOBAL = "graphopt_num_threads"
 """The ``i32`` the runtime sets to the thread count (0: libgomp's default)."""
@@ -125,6 +125,8 @@ def _op(cls: type[Operation], operands=(), result_types=(), properties: dict | N
 _INDEX = IndexType()
 _NO_OVERFLOW = arith.IntegerOverflowAttr("none")
 _CMPI_EQ = IntegerAttr(0, i64)
+_CMPI_ULT = IntegerAttr(6, i64)
+_CMPI_UGE = IntegerAttr(9, i64)
 
 
 def _index_const(value: int) -> Operation:
@@ -148,7 +150,7 @@ class _Outliner:
 
     def __init__(self, par: scf.ParallelOp, name: str):
         self.par, self.name = par, name
-        self.root: Operation = _region_root(par)  # what moves into the region
+        self.root: Operation = region_root(par)  # what moves into the region
         self.clones: dict[SSAValue, SSAValue] = {}
         self.body = Block(arg_types=[PTR])
         self.passed: list[SSAValue] = []
@@ -259,6 +261,7 @@ class _Outliner:
         nt_i = add(_op(arith.IndexCastOp, (nt.results[0],), (_INDEX,)))
         trips = _trip_count(add, lb, ub, step)
         one = add(_index_const(1))
+        zero = add(_index_const(0))
         chunk = add(_arith(arith.DivUIOp, add(_arith(arith.AddiOp, trips, add(_arith(arith.SubiOp, nt_i, one)))), nt_i))
         begin = add(_arith(arith.MinUIOp, add(_arith(arith.MuliOp, tid_i, chunk)), trips))
         end = add(_arith(arith.MinUIOp, add(_arith(arith.AddiOp, begin, chunk)), trips))
@@ -273,14 +276,29 @@ class _Outliner:
             iv = _r(loop_block, _arith(arith.AddiOp, lb, iv))
         old_block = par.body.block
         old_block.args[0].replace_all_uses_with(iv)
+        # With a constant trip count, the chunk is the iterations of the
+        # whole range that fall in [begin, end): the loop keeps its constant
+        # bounds, from which LLVM knows the range of every index the body
+        # derives from it (a reshape's divisions and remainders fold as in
+        # the serial loop; over [begin, end) a channel shuffle ran 1.67x
+        # slower, even on one thread).  Skipping an iteration costs a compare.
+        whole = _constant_index(trips) is not None
+        body_block = Block() if whole else loop_block
         for inner in list(old_block.ops):
             inner.detach()
             if isinstance(inner, scf.ReduceOp):
                 inner.erase()
                 continue
-            loop_block.add_op(inner)
-        loop_block.add_op(_op(scf.YieldOp))
-        chunk_loop = _op(scf.ForOp, (begin, end, one), regions=[Region(loop_block)])
+            body_block.add_op(inner)
+        body_block.add_op(_op(scf.YieldOp))
+        if whole:
+            after = _r(loop_block, _op(arith.CmpiOp, (t, begin), (i1,), {"predicate": _CMPI_UGE}))
+            before = _r(loop_block, _op(arith.CmpiOp, (t, end), (i1,), {"predicate": _CMPI_ULT}))
+            mine = _r(loop_block, _op(arith.AndIOp, (after, before), (i1,)))
+            loop_block.add_ops([scf.IfOp(mine, [], Region(body_block)), _op(scf.YieldOp)])
+            chunk_loop = _op(scf.ForOp, (zero, trips, one), regions=[Region(loop_block)])
+        else:
+            chunk_loop = _op(scf.ForOp, (begin, end, one), regions=[Region(loop_block)])
         if self.root is par:
             self.body.add_ops([chunk_loop, _op(func.ReturnOp)])
         else:  # the serial loops around it move into the region, the chunk in place of the loop
@@ -356,7 +374,7 @@ class _Outliner:
         return ops
 
 
-def _region_root(par: scf.ParallelOp) -> Operation:
+def region_root(par: scf.ParallelOp) -> Operation:
     """The outermost op of the nest that runs as ``par``'s region: ``par``, or
     the serial ``scf.for`` loops around it whose bodies hold nothing but pure
     arithmetic and the next loop in, when ``par``'s bounds are defined

@@ -141,17 +141,17 @@ def test_conv_schedule_at_1_and_2_threads(n, c, h, w, o, k, s, pads, d, g, weigh
     check(got, np.maximum(conv_ref(xs, ws, (s, s), pads, (d, d), g), 0))
 
 
-@pytest.mark.parametrize("c, o, hw", [(32, 48, 14), (24, 40, 7)])
+@pytest.mark.parametrize("c, o, hw", [(32, 256, 14)])
 def test_pointwise_conv_tail_panel_rows_at_1_and_2_threads(c, o, hw) -> None:
     """A 1x1 conv is a GEMM over the pixels: 196 = 6 panels of 32 + a tail
-    of 4 (49 = 32 + 17), whose rows of tiles run in parallel after the
-    parallel panel loop."""
+    of 4, whose rows of tiles run in parallel after the parallel panel loop
+    (more output channels than pixels: no pixel blocks)."""
     rng = np.random.default_rng(c)
     xs, ws = rng.standard_normal((1, c, hw, hw)).astype(np.float32), rng.standard_normal((o, c, 1, 1)).astype(np.float32)
     b = GraphBuilder("f")
     module = b.build(b.relu(b.conv2d(b.input(xs.shape, name="x"), b.constant(ws), (1, 1), (0, 0, 0, 0), (1, 1), 1)))
     cm = compile_threaded(module, opt_level=2)
-    assert cm.llvm_ir.count("@\"GOMP_parallel\"(") >= 2  # the panels, then the tail's rows
+    assert cm.llvm_ir.count('call void @"GOMP_parallel"(') >= 2  # the panels, then the tail's rows
     check(call_threaded(cm, [xs])[0], np.maximum(conv_ref(xs, ws, (1, 1), (0, 0, 0, 0), (1, 1), 1), 0))
 
 
@@ -160,12 +160,14 @@ def test_pointwise_conv_tail_panel_rows_at_1_and_2_threads(c, o, hw) -> None:
     [
         (8, 20, 24),  # 18 panels of 32 pixels: 2 blocks of 9; 20 channels: 2 row tiles and 4 rows
         (12, 40, 23),  # 16 full panels in 4 blocks, then a partial one of 17 pixels on the caller
-        (8, 24, 18),  # 10 full panels and a partial one: the row tiles split (the copy is a second region)
+        (8, 24, 18),  # 10 full panels in 2 blocks, then a partial one on the caller
+        (16, 40, 13),  # 5 full panels: 2 blocks of 2, the fifth and the partial one on the caller
     ],
 )
 def test_pointwise_conv_pixel_blocks_at_1_and_2_threads(c, o, hw) -> None:
-    """A rows-outer pointwise conv with many panels splits them (pixels) in
-    blocks, each copied and run by one thread in one region."""
+    """A rows-outer pointwise conv with fewer output channels than pixels
+    splits its panels (pixels) in blocks, each copied and run by one thread
+    in one region."""
     rng = np.random.default_rng(o)
     xs, ws = rng.standard_normal((1, c, hw, hw)).astype(np.float32), rng.standard_normal((o, c, 1, 1)).astype(np.float32)
     res = rng.standard_normal((1, o, hw, hw)).astype(np.float32)
@@ -173,16 +175,23 @@ def test_pointwise_conv_pixel_blocks_at_1_and_2_threads(c, o, hw) -> None:
     y = b.conv2d(b.input(xs.shape, name="x"), b.constant(ws), (1, 1), (0, 0, 0, 0), (1, 1), 1)
     module = b.build(b.relu(b.add(y, b.input(res.shape, name="r"))))
     cm = compile_threaded(module, opt_level=2)
-    pixel_split = parallel_split.pixel_blocks(hw * hw // 32, o, hw * hw) > 0
-    assert pixel_split is (hw * hw // 32 >= parallel_split.MIN_PIXEL_BLOCK_PANELS)
-    assert (cm.llvm_ir.count('call void @"GOMP_parallel"(') == 1) is pixel_split
+    assert parallel_split.pixel_blocks(hw * hw // 32, o, hw * hw) > 0
+    assert cm.llvm_ir.count('call void @"GOMP_parallel"(') == 1
     got = call_threaded(cm, [xs, res])[0]
     check(got, np.maximum(conv_ref(xs, ws, (1, 1), (0, 0, 0, 0), (1, 1), 1) + res, 0))
 
 
 @pytest.mark.parametrize(
     "panels, m, n, blocks",
-    [(98, 256, 3136, 2), (392, 96, 12544, 4), (24, 512, 784, 4), (6, 256, 196, 0), (98, 4096, 3136, 0)],
+    [
+        (98, 256, 3136, 2),
+        (392, 96, 12544, 4),
+        (24, 512, 784, 4),
+        (6, 256, 196, 0),  # more output channels than pixels: the row tiles
+        (98, 4096, 3136, 0),
+        (5, 64, 169, 2),  # SqueezeNet's 1x1 512->64 @13: 118 us at 1 thread, 270 over row tiles, 93 in 2 blocks
+        (1, 40, 49, 0),  # one panel: the row tiles
+    ],
 )
 def test_pointwise_pixel_blocks_choice(panels, m, n, blocks) -> None:
     assert parallel_split.pixel_blocks(panels, m, n) == blocks
@@ -317,42 +326,131 @@ def test_strided_parallel_loop_any_team(threads: int) -> None:
     np.testing.assert_array_equal(cm.main(x), want)
 
 
+def _work(seconds: float = 0.0, outputs: float = 0.0) -> parallel_split.LoopWork:
+    return parallel_split.LoopWork(instructions=seconds / parallel_split.VECTOR_OP_SECONDS, outputs=outputs)
+
+
+@pytest.mark.parametrize(
+    "seconds, outputs, trips, parallel",
+    [
+        (150e-6, 0, 64, True),  # the second thread saves 75 us
+        (1e-6, 0, 64, False),  # a few vector instructions: no region
+        (150e-6, 0, 1, False),  # one iteration: nothing to split
+        (40e-6, 0, 3, False),  # split 2 + 1: the other thread saves 13 us
+        (40e-6, 0, 4, True),  # split 2 + 2: 20 us
+        (150e-6, 1 << 20, 64, False),  # reading back 512 KB from the other core costs more
+        (150e-6, 10 << 10, 64, True),
+    ],
+)
+def test_worth_a_region(seconds, outputs, trips, parallel) -> None:
+    assert parallel_split.worth_a_region(_work(seconds, outputs), trips) is parallel
+
+
+LOOP_NEST = """
+builtin.module {
+  func.func @k(%a: memref<64x256xf32>, %o: memref<64x256xf32>, %s: f32) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %c256 = arith.constant 256 : index
+    %tile = memref.alloca() : memref<16xf32>
+    scf.for %i = %c0 to %c64 step %c1 {
+      scf.for %j = %c0 to %c256 step %c1 {
+        %x = memref.load %a[%i, %j] : memref<64x256xf32>
+        %y = arith.mulf %x, %s : f32
+        memref.store %y, %o[%i, %j] : memref<64x256xf32>
+      }
+      scf.for %j = %c0 to %c256 step %c16 {
+        %v = vector.load %a[%i, %j] : memref<64x256xf32>, vector<16xf32>
+        %q = arith.divui %j, %c16 : index
+        vector.store %v, %tile[%c0] : memref<16xf32>, vector<16xf32>
+      }
+    }
+    func.return
+  }
+}
+"""
+
+
+def test_nest_work_counts_instructions_stores_and_loads() -> None:
+    """A scalar op counts 1 / lanes (LLVM vectorises it), a vector op 1, a
+    division 2; stores into an L1-sized stack buffer count no bytes; a
+    buffer loaded several times counts its bytes once."""
+    from xdsl.context import Context
+    from xdsl.dialects import arith, builtin, func, memref, scf, vector
+    from xdsl.parser import Parser
+
+    ctx = Context()
+    for d in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef, scf.Scf, vector.Vector):
+        ctx.load_dialect(d)
+    nest = next(op for op in Parser(ctx, LOOP_NEST).parse_module().walk() if isinstance(op, scf.ForOp))
+    work = parallel_split.nest_work(nest, lanes=16, l1_bytes=32 << 10)
+    scalar = 64 * 256 * 3 / 16  # load, multiply, store
+    vector_ops = 64 * 16 * (2 + parallel_split.DIVISION_INSTRUCTIONS)  # load and store; the division
+    assert work.instructions == scalar + vector_ops
+    assert work.stored == work.outputs == 64 * 256 * 4
+    assert work.seconds == pytest.approx(max(work.instructions * parallel_split.VECTOR_OP_SECONDS,
+                                             work.stored / parallel_split.STORED_BYTES_PER_SECOND,
+                                             64 * 256 * 4 / parallel_split.LOADED_BYTES_PER_SECOND))  # fmt: skip
+    avx2 = parallel_split.nest_work(nest, lanes=8, l1_bytes=32 << 10)
+    assert avx2.instructions == 2 * scalar + vector_ops  # twice the scalar ops' vectors at 8 lanes
+    assert parallel_split.nest_work(nest, lanes=16, l1_bytes=0).stored == work.stored + 64 * 16 * 64  # the tile
+
+
+def _conv(c: int, o: int, hw: int, k: int, groups: int = 1):
+    rng = np.random.default_rng(c + o)
+    w = rng.standard_normal((o, c // groups, k, k)).astype(np.float32)
+    b = GraphBuilder("f")
+    y = b.relu(b.conv2d(b.input((1, c, hw, hw), name="x"), b.constant(w), (1, 1), (k // 2,) * 4, (1, 1), groups))
+    return b.build(y), w
+
+
+@pytest.mark.parametrize("target", [None, "haswell"])
 @pytest.mark.parametrize(
     "c, o, hw, k, groups, parallel",
     [
-        (960, 960, 7, 3, 960, True),  # MobileNetV2's depthwise 960 @7: 47k-element buffers, 6.8 M weighted
-        (192, 64, 14, 1, 1, True),  # its 1x1 192->64 @14: 2.4 M multiply-adds
-        (64, 64, 7, 1, 1, False),  # 0.2 M: stays on one thread
+        (272, 272, 14, 1, 4, False),  # ShuffleNet's grouped 1x1 @14: a region per group of 15-20 us
+        (136, 136, 28, 3, 136, False),  # its depthwise 3x3 @28: 54 us on one core, 1.4 MB in and out
+        (64, 256, 13, 3, 1, True),  # SqueezeNet's 3x3 64->256 @13: 0.47 ms, 170 KB out
+        (512, 1000, 13, 1, 1, True),  # its 1x1 512->1000 @13: 1.8 ms
     ],
 )
-def test_parallel_rule_counts_multiply_adds(c, o, hw, k, groups, parallel) -> None:
-    """Kernels with small buffers but enough multiply-adds run on the pool
-    (at the default thresholds), bitwise equal at 1 and 2 threads."""
-    rng = np.random.default_rng(o)
-    xs = rng.standard_normal((1, c, hw, hw)).astype(np.float32)
-    ws = rng.standard_normal((o, c // groups, k, k)).astype(np.float32)
-    pads = (k // 2,) * 4
-    b = GraphBuilder("f")
-    y = b.relu(b.conv2d(b.input(xs.shape, name="x"), b.constant(ws), (1, 1), pads, (1, 1), groups))
-    module = b.build(y)
-    assert max(xs.size, ws.size, o * hw * hw) < 1 << 16  # the buffer rule alone keeps it serial
-    conv = next(op for op in module.walk() if op.name == "graph.conv2d")
-    work = parallel_split.multiply_adds([conv.results[0]], {})
-    assert work == o * hw * hw * (c // groups) * k * k * (parallel_split.DEPTHWISE_WEIGHT if groups > 1 else 1)
-    cm = graphopt.compile(module, opt_level=2, num_threads=2)
-    assert ("GOMP_parallel" in cm.llvm_ir) is parallel
-    check(call_threaded(cm, [xs])[0], np.maximum(conv_ref(xs, ws, (1, 1), pads, (1, 1), groups), 0))
+def test_parallel_rule_keeps_the_loops_that_pay(c, o, hw, k, groups, parallel, target) -> None:
+    """In the loop-level IR a conv too small to pay for a region has no
+    scf.parallel, a big one has; the same for AVX2; bitwise equal at 1 and 2
+    threads with the default rule."""
+    from xdsl.dialects import scf
+
+    from graphopt.runtime.compile import run_pipeline, set_target
+
+    module, w = _conv(c, o, hw, k, groups)
+    loops = module.clone()
+    set_target(loops, target)
+    run_pipeline(loops, "O2,lower-graph-to-loop")
+    assert any(isinstance(op, scf.ParallelOp) for op in loops.walk()) is parallel
+    if target is None:
+        cm = graphopt.compile(module, opt_level=2, num_threads=2)
+        assert ('call void @"GOMP_parallel"(' in cm.llvm_ir) is parallel
+        xs = np.random.default_rng(1).standard_normal((1, c, hw, hw)).astype(np.float32)
+        check(call_threaded(cm, [xs])[0], np.maximum(conv_ref(xs, w, (1, 1), (k // 2,) * 4, (1, 1), groups), 0))
 
 
-def test_parallel_rule_counts_blocked_conv_multiply_adds() -> None:
-    """A conv the layout pass blocked does the work of the conv it replaces."""
-    x, w = np.zeros((1, 32, 7, 7), np.float32), np.ones((64, 32, 3, 3), np.float32)
+def test_parallel_outlined_loop_keeps_its_constant_range() -> None:
+    """The outlined body runs over the whole constant range and skips the
+    other threads' iterations (``convert-parallel-to-llvm/parallel.mlir``
+    checks the form): a channel shuffle (a reshape, transpose and reshape:
+    divisions by constants that LLVM folds knowing the range) is outlined
+    and right at 1 and 2 threads."""
     b = GraphBuilder("f")
-    xi = b.input(x.shape, name="x")
-    plain = b.conv2d(xi, b.constant(w), (1, 1), (1, 1, 1, 1), (1, 1), 1)
-    blocked = b.conv2d_nchwc(b.reorder_nchwc(xi, 16), b.constant(w), (1, 1), (1, 1, 1, 1), (1, 1), 16)
-    b.build(plain, blocked)
-    assert parallel_split.multiply_adds([blocked], {}) == parallel_split.multiply_adds([plain], {}) == 64 * 49 * 32 * 9
+    x = b.input((1, 112, 56, 56), np.float32)
+    y = b.reshape(b.transpose(b.reshape(x, (1, 4, 28, 56, 56)), (0, 2, 1, 3, 4)), (1, 112, 56, 56))
+    cm = compile_threaded(b.build(y), opt_level=2)
+    outlined = cm.llvm_ir.split('define internal void @"f_k')[1]
+    assert "_par0" in outlined.split("(", 1)[0]
+    xs = np.random.default_rng(0).standard_normal((1, 112, 56, 56)).astype(np.float32)
+    got = call_threaded(cm, [xs])[0]
+    np.testing.assert_array_equal(got, xs.reshape(1, 4, 28, 56, 56).transpose(0, 2, 1, 3, 4).reshape(1, 112, 56, 56))
 
 
 def test_idle_threads_spin_a_bounded_time_unless_the_user_chose() -> None:

@@ -1,10 +1,11 @@
 """Compiled-vs-reference checks at 1 and 2 threads.
 
 ``compile_threaded`` compiles with every loop nest the schedule can split
-made parallel (the small-kernel threshold lowered to nothing), so the tiny
-shapes of the op tests run the parallel code; ``call_threaded`` calls at 2
-threads and at 1 and asserts that both are bitwise equal before the caller
-compares them with the reference."""
+made parallel (the cost of a region, and the small-copy and panel-row
+thresholds, lowered to nothing), so the tiny shapes of the op tests run the
+parallel code; ``call_threaded`` calls at 2 threads and at 1 and asserts
+that both are bitwise equal before the caller compares them with the
+reference."""
 
 from __future__ import annotations
 
@@ -13,19 +14,20 @@ from collections.abc import Sequence
 import numpy as np
 
 import graphopt
-from graphopt.lowering import kernel_emitter, parallel_split
+from graphopt.lowering import parallel_split
 
 
 def compile_threaded(module, **kwargs):
-    saved = (kernel_emitter.MIN_PARALLEL_ELEMENTS, parallel_split.MIN_PARALLEL_COPY_ELEMENTS,
-             parallel_split.MIN_PARALLEL_PANEL_MK)  # fmt: skip
-    kernel_emitter.MIN_PARALLEL_ELEMENTS = parallel_split.MIN_PARALLEL_COPY_ELEMENTS = 0
-    parallel_split.MIN_PARALLEL_PANEL_MK = 0
+    names = ("FORK_JOIN_SECONDS", "CROSS_CORE_BYTES_PER_SECOND", "MIN_PARALLEL_COPY_ELEMENTS", "MIN_PARALLEL_PANEL_MK")
+    saved = {n: getattr(parallel_split, n) for n in names}
+    # A region costs nothing and moving data is free: every split pays.
+    parallel_split.FORK_JOIN_SECONDS, parallel_split.CROSS_CORE_BYTES_PER_SECOND = 0.0, float("inf")
+    parallel_split.MIN_PARALLEL_COPY_ELEMENTS = parallel_split.MIN_PARALLEL_PANEL_MK = 0
     try:
         return graphopt.compile(module, **kwargs)
     finally:
-        (kernel_emitter.MIN_PARALLEL_ELEMENTS, parallel_split.MIN_PARALLEL_COPY_ELEMENTS,
-         parallel_split.MIN_PARALLEL_PANEL_MK) = saved  # fmt: skip
+        for n, v in saved.items():
+            setattr(parallel_split, n, v)
 
 
 def call_threaded(compiled, inputs: Sequence[np.ndarray], entry: str = "f") -> list[np.ndarray]:

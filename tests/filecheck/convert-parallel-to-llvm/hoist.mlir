@@ -9,7 +9,11 @@
 // CHECK: %[[END:.*]] = arith.minui
 // CHECK-NEXT: scf.for %[[JB:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT: %[[O0:.*]] = arith.muli %[[JB]], %{{.*}} : index
-// CHECK-NEXT: scf.for %[[ROW:.*]] = %[[BEGIN]] to %[[END]] step %{{.*}} {
+// CHECK-NEXT: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT: %[[GE:.*]] = arith.cmpi uge, %[[ROW]], %[[BEGIN]] : index
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi ult, %[[ROW]], %[[END]] : index
+// CHECK-NEXT: %[[MINE:.*]] = arith.andi %[[GE]], %[[LT]] : i1
+// CHECK-NEXT: scf.if %[[MINE]] {
 // CHECK: vector.store %{{.*}}, %[[TILE:.*]][%{{.*}}] : memref<16xf32>, vector<16xf32>
 // CHECK: vector.load %[[TILE]][%{{.*}}] : memref<16xf32>, vector<16xf32>
 // CHECK: func.return

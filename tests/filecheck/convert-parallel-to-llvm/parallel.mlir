@@ -16,16 +16,23 @@
 // CHECK: %[[TID:.*]] = llvm.call @omp_get_thread_num() : () -> i32
 // CHECK-NEXT: %[[NT:.*]] = llvm.call @omp_get_num_threads() : () -> i32
 // The chunk is ceil(trips / team) in unsigned arithmetic, the trip count a
-// constant; the loop variable is the chunk's own (lower bound 0, step 1).
+// constant.  The loop keeps the constant range (lower bound 0, step 1), so
+// LLVM knows the range of every index derived from its variable, and runs
+// the thread's iterations, those in [begin, end).
 // CHECK: %[[TID_I:.*]] = arith.index_cast %[[TID]] : i32 to index
 // CHECK-NEXT: %[[NT_I:.*]] = arith.index_cast %[[NT]] : i32 to index
 // CHECK-NEXT: %[[TRIPS:.*]] = arith.constant 64 : index
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK: %[[CHUNK:.*]] = arith.divui %{{.*}}, %[[NT_I]] : index
 // CHECK-NEXT: %[[FROM:.*]] = arith.muli %[[TID_I]], %[[CHUNK]] : index
 // CHECK-NEXT: %[[BEGIN:.*]] = arith.minui %[[FROM]], %[[TRIPS]] : index
 // CHECK-NEXT: %[[TO:.*]] = arith.addi %[[BEGIN]], %[[CHUNK]] : index
 // CHECK-NEXT: %[[END:.*]] = arith.minui %[[TO]], %[[TRIPS]] : index
-// CHECK-NEXT: scf.for %[[T:.*]] = %[[BEGIN]] to %[[END]] step %{{.*}} {
+// CHECK-NEXT: scf.for %[[T:.*]] = %[[ZERO]] to %[[TRIPS]] step %{{.*}} {
+// CHECK-NEXT: %[[GE:.*]] = arith.cmpi uge, %[[T]], %[[BEGIN]] : index
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi ult, %[[T]], %[[END]] : index
+// CHECK-NEXT: %[[MINE:.*]] = arith.andi %[[GE]], %[[LT]] : i1
+// CHECK-NEXT: scf.if %[[MINE]] {
 // CHECK-NEXT: scf.for
 // CHECK-NEXT: memref.load %{{.*}}[%[[T]], %{{.*}}]
 // CHECK: memref.store %{{.*}}, %[[ROW]][%{{.*}}] : memref<256xf32>
