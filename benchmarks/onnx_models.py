@@ -5,10 +5,11 @@ Each ``light_<name>.onnx`` builds its weights with ``ConstantOfShape`` (every
 weight 0.02): a kernel can cheat on a splat weight, and real models have none.
 Each is rewritten with dense seeded weights (:func:`dense_weights`: He-scaled
 normal conv and matmul weights, positive batch-norm scales and variances)
-and saved to one file that both engines load.  graph-opt compiles it at -O3, for this machine and, with
-``--target-cpu``/``--target-features``, also for that target (an AVX2 build
-on an AVX-512 machine: ``--target-cpu=haswell``), each build a row against
-the same onnxruntime sessions; onnxruntime always runs its own best kernels
+and saved to one file that both engines load.  graph-opt compiles it at -O3
+for each target of ``--target-cpu`` (comma-separated, default ``host``; an
+AVX2 build beside the host's on an AVX-512 machine: ``--target-cpu
+host,haswell``) with ``--target-features``, each build a row against the
+same onnxruntime sessions; onnxruntime always runs its own best kernels
 for this machine.
 
 Timing as in ``kernels.py`` and ``resnet50.py`` (``harness.py``): the
@@ -20,7 +21,7 @@ geomean at one thread <= 1.2x onnxruntime, no model above 1.5x, and no model
 slower at 2 threads than at 1.
 
 Run: ``python benchmarks/onnx_models.py [--models vgg19,resnet50] [--repeats 5]
-[--target-cpu haswell] [--realtime]`` (needs the ``bench`` extra).
+[--target-cpu host,haswell] [--realtime]`` (needs the ``bench`` extra).
 """
 
 from __future__ import annotations
@@ -121,8 +122,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--models", default=",".join(NAMES), help=f"comma-separated light models (default: all: {','.join(NAMES)})")
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--target-cpu", help="also build graph-opt for this CPU (LLVM's name, e.g. haswell)")
-    p.add_argument("--target-features", help="also build graph-opt with these features (e.g. -avx512f)")
+    p.add_argument("--target-cpu", default="host",
+                   help="graph-opt's target CPU(s), comma-separated, LLVM's names (default: host; e.g. host,haswell)")
+    p.add_argument("--target-features", help="LLVM features added or removed for every build (e.g. -avx512f)")
     p.add_argument("--realtime", action="store_true", help="time at real-time priority (root)")
     args = p.parse_args()
     names = [n for n in args.models.split(",") if n]
@@ -130,10 +132,10 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"unknown model(s) {', '.join(unknown)}; the light models are {', '.join(NAMES)}")
     host = Target.host()
-    builds = {"graph-opt": host}
-    if args.target_cpu or args.target_features:
-        target = Target.from_options(args.target_cpu, args.target_features)
-        builds[f"graph-opt[{target.cpu}{',' + args.target_features if args.target_features else ''}]"] = target
+    cpus = [c for c in args.target_cpu.split(",") if c]
+    suffix = f",{args.target_features}" if args.target_features else ""
+    builds = {(f"graph-opt {cpu}{suffix}" if len(cpus) > 1 or cpu != "host" or suffix else "graph-opt"):
+              Target.from_options(cpu, args.target_features) for cpu in cpus}  # fmt: skip
     print(f"host: {host.describe()}")
     for build, target in builds.items():
         print(f"build {build}: {target.describe()}")

@@ -4,7 +4,7 @@ models with dense weights, each at 1 and 2 threads, one line per model.
 Every light model (``tests/conformance/light_models.py``: its uniform
 weights replaced by seeded normal ones, ``with_random_weights``; the input
 onnx's runner feeds) is compiled once at -O3, for the host or for
-``--target``, and called at 1 and 2 threads (the thread count set before
+``--target-cpu``, and called at 1 and 2 threads (the thread count set before
 each call, as ``harness.graph_opt_call`` does).  The models and the two
 thread counts are interleaved: each repeat visits the models in a new random
 order and runs both counts of a model, in turn first, back to back; every
@@ -24,7 +24,7 @@ wall time at most the 1-thread CPU time, medians) with met / not met.
 ``--also mobilenet_v2,resnet50`` adds models of ``models.py`` (dense random
 weights, as ``resnet50.py`` builds them).
 
-Run: ``python benchmarks/thread_scaling.py [--models shufflenet,squeezenet] [--also mobilenet_v2,resnet50] [--repeats 15] [--target haswell] [--realtime]``
+Run: ``python benchmarks/thread_scaling.py [--models shufflenet,squeezenet] [--also mobilenet_v2,resnet50] [--repeats 15] [--target-cpu haswell] [--realtime]``
 """
 
 from __future__ import annotations
@@ -100,18 +100,18 @@ def main() -> None:
     parser.add_argument("--models", default=",".join(NAMES), help="comma-separated light model names")
     parser.add_argument("--also", default="", help="comma-separated models.py models (mobilenet_v2,resnet50)")
     parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--target", default=None, help="an LLVM CPU name (haswell: AVX2); default the host")
+    parser.add_argument("--target-cpu", default=None, help="an LLVM CPU name (haswell: AVX2); default the host")
     parser.add_argument("--realtime", action="store_true",
                         help="time at SCHED_FIFO priority (needs root): other processes cannot take a CPU from it")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="of the order the models are visited in")
     args = parser.parse_args()
 
     host = graphopt.Target.host()
-    target = graphopt.Target.from_options(args.target) if args.target else host
+    target = graphopt.Target.from_options(args.target_cpu) if args.target_cpu else host
     models = []
     names = [(n, True) for n in args.models.split(",") if n] + [(n, False) for n in args.also.split(",") if n]
     for name, light in names:
-        models.append(Model(name, args.target, light))
+        models.append(Model(name, args.target_cpu, light))
         print(f"compiled {models[-1].name}: {models[-1].compile_s:.1f} CPU-s", file=sys.stderr, flush=True)
 
     caller = threading.get_native_id()

@@ -223,7 +223,7 @@ class NchwcPlan:
     ow: int
     stride: tuple[int, int]
     pad: tuple[int, int, int, int]
-    lanes: int = 16  # channels per output block (one vector)
+    lanes: int  # channels per output block (one vector: the layout's block, the target's f32 lanes)
     nb: int = 2  # output blocks per panel (and per register tile)
     mr: int = 7  # pixels per register tile
     flat: bool = False  # tiles run over the whole plane (pointwise)

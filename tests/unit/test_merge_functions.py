@@ -19,7 +19,7 @@ from xdsl.dialects import llvm
 
 import graphopt
 from graphopt.frontends.builder import GraphBuilder
-from graphopt.lowering import to_llvm
+from graphopt.lowering import parallel_split, to_llvm
 from graphopt.lowering.to_llvm.merge_functions import MergeFunctionsPass, merge_constant_variants
 from graphopt.runtime.compile import lowered_module, parse_text, run_pipeline
 from graphopt.runtime.reference import interpret
@@ -100,8 +100,17 @@ def check(compiled, x: np.ndarray, want: np.ndarray, threads: int) -> None:
     assert err < 1e-5, err
 
 
+@pytest.fixture
+def parallel_convs(monkeypatch):
+    """Every loop the schedule marks parallel stays parallel: the block's 1x1
+    convs are too small at 14x14 to pay for a region by the cost rule
+    (``parallel_split.worth_a_region``), and their outlined loops, equal up
+    to K, are what merges."""
+    monkeypatch.setattr(parallel_split, "worth_a_region", lambda work, trips, threads=2: True)
+
+
 @pytest.mark.parametrize("bounds_check", [False, True])
-def test_merged_kernels_match_the_reference(block, bounds_check):
+def test_merged_kernels_match_the_reference(block, bounds_check, parallel_convs):
     module, x, want = block
     compiled = graphopt.compile(module, opt_level=2, bounds_check=bounds_check)
     merged = merged_names(compiled.jit.ir)
@@ -110,7 +119,7 @@ def test_merged_kernels_match_the_reference(block, bounds_check):
         check(compiled, x, want, threads)
 
 
-def test_llvm_keeps_one_merged_body(block, monkeypatch):
+def test_llvm_keeps_one_merged_body(block, monkeypatch, parallel_convs):
     """O3 neither inlines the merged function back into its thunks nor
     specialises it per call: the optimised module stays smaller."""
     module, _, _ = block
