@@ -83,6 +83,14 @@ def dense_weights(model: onnx.ModelProto, seed: int = 0) -> onnx.ModelProto:
             out.graph.initializer.append(numpy_helper.from_array(w.astype(np.float32), node.output[0]))
         else:
             out.graph.node.append(node)
+    # the weights' shapes, which only ConstantOfShape read, go (with their
+    # graph inputs, as an old IR version lists initializers)
+    read = {name for node in out.graph.node for name in node.input} | {o.name for o in out.graph.output}
+    unread = {t.name for t in out.graph.initializer if t.name not in read}
+    for field in (out.graph.initializer, out.graph.input):
+        kept = [v for v in field if v.name not in unread]
+        del field[:]
+        field.extend(kept)
     return out
 
 
