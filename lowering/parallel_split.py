@@ -11,7 +11,7 @@ FMAs, at 1 thread against 2):
 
 * the worker still spinning from the region before (``runtime.thread_pool``
   spins about 50 us): a region costs 1.6-1.7 us; 2 threads win from 4 us of
-  work on;
+  work on (the rule's case: :data:`FORK_JOIN_SECONDS`);
 * the worker asleep (after 200 us of serial code, such as a serial kernel
   of a model): 15.5 us (18.5 with the vCPUs on different dies, below); 2
   threads win from 30-35 us of work on (1.3-1.37x at 70 us, 1.6x at 140);
@@ -19,13 +19,14 @@ FMAs, at 1 thread against 2):
   an empty region costs about 300 us: the worker waits for a CPU.
 
 What the worker writes, the next kernel reads from the other core.  The two
-vCPUs sat on different dies in most samples (a cache line's ping-pong
-330-360 ns, against 58 ns in the others), and then a serial kernel reading a
-split kernel's output pays dearly for it (:data:`CROSS_CORE_BYTES_PER_SECOND`).
+vCPUs sit on one die or on two (a cache line's ping-pong 50-90 ns or
+330-360 ns), and across dies reading back what the other core wrote costs
+(:data:`CROSS_CORE_BYTES_PER_SECOND`).
 
 A loop the schedule asks to run in parallel stays parallel only when the
-time the other thread saves the caller pays for a region with a sleeping
-worker and for reading back what that thread wrote (:func:`worth_a_region`);
+time the other thread saves the caller pays for a region (with the worker
+spinning, as it does between a model's parallel kernels) and for reading
+back what that thread wrote across dies (:func:`worth_a_region`);
 else it is emitted as a serial ``scf.for``.  Its work is counted from the
 loop nest that becomes the region (:func:`nest_work`: vector instructions,
 bytes stored and loaded, times the trip counts of its loops); the time
@@ -67,22 +68,28 @@ from xdsl.ir import Block, Operation, SSAValue
 #: Threads the balance is judged for (the machines this targets have 2..4).
 BALANCE_THREADS = (2, 4)
 
-#: What a region costs when the pool's worker sleeps (measured: 15-16 us,
-#: see the module docstring): a parallel loop must save the caller at least
-#: this much, besides what its data costs to move (below).
-FORK_JOIN_SECONDS = 16e-6
+#: What a region costs the caller: 1.6-1.7 us with the pool's worker still
+#: spinning from the region before (``runtime.thread_pool`` spins about
+#: 50 us), 15-16 us when it sleeps (see the module docstring).  The rule
+#: counts the spinning worker: once the loops that pay for it are parallel,
+#: regions follow each other within the spin in every light model, and
+#: counting the sleeping one (16 us) kept whole models serial -- ShuffleNet
+#: (0 regions a call, 0.99x at 2 threads; 1.35x counting 2 us), MobileNetV2
+#: (1.06x; 1.55-1.70x), ResNet-50 (1.76x; 1.94x), SqueezeNet (1.36x; 1.74x).
+#: A region whose worker does sleep loses at most the difference, 14 us.
+FORK_JOIN_SECONDS = 2e-6
 
-#: Bytes per second a serial kernel gets of what the pool's worker wrote,
-#: in a model.  The two vCPUs of the project's machine were on different
-#: dies in most samples (a cache line's ping-pong 330-360 ns, a core
-#: streaming what the other wrote at 26 GB/s against 78 from its own L2; on
-#: one die 58 ns and 74 GB/s), and the kernels that read a split kernel's
-#: output do not stream it: in MobileNetV2 (far placement) a single parallel
-#: kernel followed by serial ones cost, net of what it saved, 0.8 ms for the
-#: 0.6 MB its worker wrote (the stride-2 depthwise 96 @112), 0.4 ms a call
-#: for 0.9 MB (the 1x1 24->144 @56), 0.2-0.35 ms for 0.15-0.8 MB (others):
-#: about 1-3 GB/s.
-CROSS_CORE_BYTES_PER_SECOND = 2e9
+#: Bytes per second the caller gets of what the pool's worker wrote.  The
+#: two vCPUs of the project's machine sit on one die (a cache line's
+#: ping-pong 50-90 ns) or on two (330-360 ns), changing from minute to
+#: minute; a core streams what the other wrote at 26 GB/s across dies
+#: (74 GB/s on one, 78 from its own L2).  The rule counts the rate across
+#: dies.  A serial kernel that reads such an output in a strided order does
+#: worse (MobileNetV2 on two dies under the earlier per-kernel rule: 1-3
+#: GB/s; counting that rate, 2 GB/s, kept those models serial), but
+#: with the spinning worker counted most of a model's readers are parallel
+#: loops themselves.
+CROSS_CORE_BYTES_PER_SECOND = 26e9
 
 #: The team a parallel loop is judged for: the smallest that opens a region.
 SPLIT_THREADS = 2

@@ -334,12 +334,12 @@ def _work(seconds: float = 0.0, outputs: float = 0.0) -> parallel_split.LoopWork
     "seconds, outputs, trips, parallel",
     [
         (150e-6, 0, 64, True),  # the second thread saves 75 us
-        (1e-6, 0, 64, False),  # a few vector instructions: no region
+        (2e-6, 0, 64, False),  # a few vector instructions: 1 us saved, no region
         (150e-6, 0, 1, False),  # one iteration: nothing to split
-        (40e-6, 0, 3, False),  # split 2 + 1: the other thread saves 13 us
-        (40e-6, 0, 4, True),  # split 2 + 2: 20 us
-        (150e-6, 1 << 20, 64, False),  # reading back 512 KB from the other core costs more
-        (150e-6, 10 << 10, 64, True),
+        (5e-6, 0, 3, False),  # split 2 + 1: the other thread saves 1.7 us
+        (5e-6, 0, 4, True),  # split 2 + 2: 2.5 us
+        (150e-6, 4 << 20, 64, False),  # reading back 2 MB across dies (80 us) costs more
+        (150e-6, 512 << 10, 64, True),  # 256 KB: 10 us
     ],
 )
 def test_worth_a_region(seconds, outputs, trips, parallel) -> None:
@@ -410,8 +410,10 @@ def _conv(c: int, o: int, hw: int, k: int, groups: int = 1):
 @pytest.mark.parametrize(
     "c, o, hw, k, groups, parallel",
     [
-        (272, 272, 14, 1, 4, False),  # ShuffleNet's grouped 1x1 @14: a region per group of 15-20 us
-        (136, 136, 28, 3, 136, False),  # its depthwise 3x3 @28: 54 us on one core, 1.4 MB in and out
+        (16, 16, 8, 1, 1, False),  # a 1x1 16->16 @8: well under a microsecond of work
+        (8, 8, 6, 3, 8, False),  # a depthwise 3x3 8 @6: the same
+        (272, 272, 14, 1, 4, True),  # ShuffleNet's grouped 1x1 @14: a region per group of 15-20 us
+        (136, 136, 28, 3, 136, True),  # its depthwise 3x3 @28: 54 us on one core, 1.4 MB in and out
         (64, 256, 13, 3, 1, True),  # SqueezeNet's 3x3 64->256 @13: 0.47 ms, 170 KB out
         (512, 1000, 13, 1, 1, True),  # its 1x1 512->1000 @13: 1.8 ms
     ],

@@ -3,7 +3,8 @@
 // (scf.parallel): the outermost loop with at least 8 iterations that is not
 // the innermost one, or a GEMM's panels.  Reduction loops stay serial inside
 // it.  A loop stays parallel only when what the second thread takes off the
-// caller pays for the region and for reading back what that thread wrote
+// caller pays for the region (2 us, the pool's worker spinning) and for
+// reading back what that thread wrote (26 GB/s, across dies)
 // (parallel_split.worth_a_region); else it is an scf.for.
 
 // A GEMM of 256^3 multiply-adds (about 0.2 ms): its outer panel loop runs in
@@ -54,19 +55,31 @@ func.func @planes(%x: tensor<1x64x128x128xf32>) -> tensor<1x64xf32> {
   func.return %s : tensor<1x64xf32>
 }
 
-// An elementwise kernel writing 1 MB does about 65 us of work: half of it
-// saved does not pay for the next kernel reading 512 KB back from the other
-// core.  Its rows stay serial.
+// An elementwise kernel writing 1 MB does about 65 us of work: the half the
+// second thread takes saves more than the region (2 us) and reading its
+// 512 KB back across dies (20 us).  Its rows are split.
 // CHECK-LABEL: func.func private @ew_k0_add_relu
-// CHECK-NOT:   scf.parallel
-// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:    scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:           memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]] : memref<256x1024xf32>
+// CHECK:       "scf.parallel"
+// CHECK:       memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<256x1024xf32>
 // CHECK:       func.return
 func.func @ew(%x: tensor<256x1024xf32>, %y: tensor<1024xf32>) -> tensor<256x1024xf32> {
   %a = graph.add %x, %y : (tensor<256x1024xf32>, tensor<1024xf32>) -> tensor<256x1024xf32>
   %b = graph.relu %a : tensor<256x1024xf32>
   func.return %b : tensor<256x1024xf32>
+}
+
+// The same over 32 rows (128 KB, about 8 us): the 4 us saved do not pay for
+// the region and the 64 KB read back.  Its rows stay serial.
+// CHECK-LABEL: func.func private @ew_small_k0_add_relu
+// CHECK-NOT:   scf.parallel
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:    scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]] : memref<32x1024xf32>
+// CHECK:       func.return
+func.func @ew_small(%x: tensor<32x1024xf32>, %y: tensor<1024xf32>) -> tensor<32x1024xf32> {
+  %a = graph.add %x, %y : (tensor<32x1024xf32>, tensor<1024xf32>) -> tensor<32x1024xf32>
+  %b = graph.relu %a : tensor<32x1024xf32>
+  func.return %b : tensor<32x1024xf32>
 }
 
 // Small kernels stay serial: waking the pool would cost more than the work.

@@ -10,10 +10,9 @@
 // The flat view, once, at the kernel's entry.
 // CHECK:       %[[FLAT:.*]] = memref.collapse_shape %[[X]] {{\[\[}}0 : i64, 1 : i64]] : memref<1024x1024xf32> into memref<1048576xf32>
 // CHECK:       %[[FLAT_OUT:.*]] = memref.collapse_shape %[[OUT]] {{\[\[}}0 : i64, 1 : i64]] : memref<1024x1024xf32> into memref<1048576xf32>
-// Its rows run on one thread (4 MB of output would move between the cores
-// for 0.26 ms of work: see parallel.mlir).
-// CHECK:       scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK-NEXT:    %[[ROW:.*]] = arith.muli
+// Its rows are split over the threads (0.26 ms of work: see parallel.mlir).
+// CHECK:       "scf.parallel"
+// CHECK:         %[[ROW:.*]] = arith.muli
 // CHECK-NEXT:    scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // CHECK-NEXT:      %[[J0:.*]] = arith.muli %[[C]], %{{.*}} : index
 // CHECK-NEXT:      scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
