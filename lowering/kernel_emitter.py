@@ -749,38 +749,33 @@ def _cse_key(op: Operation) -> Hashable | None:
 
 def _to_parallel(for_op: scf.ForOp) -> scf.ParallelOp:
     """Turn a finished ``scf.for`` without carried values into ``scf.parallel``."""
-    body = for_op.body.block
-    yield_op = body.last_op
-    assert isinstance(yield_op, scf.YieldOp)
-    yield_op.detach()
-    yield_op.erase()
-    body.add_op(scf.ReduceOp())
-    region = for_op.detach_region(for_op.body)
-    par = scf.ParallelOp([for_op.lb], [for_op.ub], [for_op.step], region)
-    block = for_op.parent_block()
-    assert block is not None
-    block.insert_op_before(par, for_op)
-    for_op.detach()
-    for_op.erase()
-    return par
+    return _rebuild_loop(for_op, scf.YieldOp, scf.ReduceOp(), lambda region: scf.ParallelOp(
+        [for_op.lb], [for_op.ub], [for_op.step], region))  # fmt: skip
 
 
 def _to_serial(par: scf.ParallelOp) -> scf.ForOp:
     """Turn a finished one-dimensional ``scf.parallel`` back into an ``scf.for``."""
-    body = par.body.block
-    reduce_op = body.last_op
-    assert isinstance(reduce_op, scf.ReduceOp)
-    reduce_op.detach()
-    reduce_op.erase()
-    body.add_op(scf.YieldOp())
-    region = par.detach_region(par.body)
-    for_op = build(scf.ForOp, (par.lowerBound[0], par.upperBound[0], par.step[0]), (), regions=[region])
-    block = par.parent_block()
+    return _rebuild_loop(par, scf.ReduceOp, scf.YieldOp(), lambda region: build(
+        scf.ForOp, (par.lowerBound[0], par.upperBound[0], par.step[0]), (), regions=[region]))  # fmt: skip
+
+
+def _rebuild_loop(loop: Operation, old_terminator: type[Operation], terminator: Operation,
+                  make: Callable[[Region], Operation]) -> Operation:  # fmt: skip
+    """Give ``loop``'s body ``terminator`` for its ``old_terminator`` and move
+    it into the loop ``make`` builds, in ``loop``'s place."""
+    body = loop.regions[0].block
+    last = body.last_op
+    assert isinstance(last, old_terminator)
+    last.detach()
+    last.erase()
+    body.add_op(terminator)
+    new = make(loop.detach_region(loop.regions[0]))
+    block = loop.parent_block()
     assert block is not None
-    block.insert_op_before(for_op, par)
-    par.detach()
-    par.erase()
-    return for_op
+    block.insert_op_before(new, loop)
+    loop.detach()
+    loop.erase()
+    return new
 
 
 def sweep_dead_ops(block: Block) -> None:

@@ -236,6 +236,14 @@ def _net(b: GraphBuilder, x, channels: int = 32):
     return b.relu(b.conv2d(z, c(rand(channels, channels, 3, 3) * 0.1), (1, 1), (1, 1, 1, 1)))
 
 
+def check_layout_pass(before, m, xs: np.ndarray, cpu: str, threads: tuple[int, ...] = (1,)) -> None:
+    """The blocked module ``m`` computes what ``before`` did: interpreted, and
+    compiled for ``cpu`` at -O3."""
+    want = interpret(before, xs)[0]
+    np.testing.assert_allclose(interpret(m, xs)[0], want, rtol=1e-5, atol=1e-5)
+    check_compiled(m, cpu, [xs], want, threads=threads, opt_level=3)
+
+
 @pytest.mark.parametrize("cpu", CPUS)
 def test_layout_pass_preserves_semantics(cpu) -> None:
     b = GraphBuilder("f")
@@ -250,9 +258,7 @@ def test_layout_pass_preserves_semantics(cpu) -> None:
     conv = next(op for op in m.walk() if isinstance(op, graph.Conv2dNchwcOp))
     assert conv.block_size == lanes(cpu)
     xs = rand(1, 16, 8, 8)
-    want = interpret(before, xs)[0]
-    np.testing.assert_allclose(interpret(m, xs)[0], want, rtol=1e-5, atol=1e-5)
-    check_compiled(m, cpu, [xs], want, threads=(1, 2), opt_level=3)
+    check_layout_pass(before, m, xs, cpu, threads=(1, 2))
 
 
 @pytest.mark.parametrize("cpu", CPUS)
@@ -271,9 +277,7 @@ def test_layout_pass_blocks_the_stem_and_its_pool(cpu) -> None:
     assert names.count("graph.conv2d_nchwc") == 2 and names.count("graph.max_pool2d_nchwc") == 1
     assert "graph.reorder_nchwc" not in names and names.count("graph.reorder_nchw") == 1
     xs = rand(1, 3, 20, 20)
-    want = interpret(before, xs)[0]
-    np.testing.assert_allclose(interpret(m, xs)[0], want, rtol=1e-5, atol=1e-5)
-    check_compiled(m, cpu, [xs], want, opt_level=3)
+    check_layout_pass(before, m, xs, cpu)
 
 
 @pytest.mark.parametrize("cpu", CPUS)
@@ -360,9 +364,7 @@ def test_layout_pass_blocks_concats_and_computed_per_channel_operands(cpu) -> No
         len(tensor_of(op.results[0]).get_shape()) == 5 for op in m.walk() if isinstance(op, graph.ConcatOp))
     assert names.count("graph.reorder_nchwc") == 1 and names.count("graph.reorder_nchw") == 1
     xs = rand(1, 16, 10, 10)
-    want = interpret(before, xs)[0]
-    np.testing.assert_allclose(interpret(m, xs)[0], want, rtol=1e-5, atol=1e-5)
-    check_compiled(m, cpu, [xs], want, threads=(1, 2), opt_level=3)
+    check_layout_pass(before, m, xs, cpu, threads=(1, 2))
 
 
 @pytest.mark.parametrize("cpu", CPUS)
