@@ -12,7 +12,7 @@ output channels of a register tile:
     for p in panels of NB blocks                      (parallel, or the strips)
       for strips of ~100 pixels (whole rows, or a run of a flat plane):
         tile[t] = 0 for the strip's register tiles t
-        for each accumulation block (~128 products: input blocks ib0..):
+        for each accumulation block (>= 128 products: input blocks ib0..):
           for t = tiles of R pixels of the strip (+ the shorter last ones):
             acc[r][v] = 0                             (R x NB vector accumulators)
             for ib, ky, kx, ci:
@@ -52,8 +52,8 @@ pixel) and writes whole lines of the output and residual, in sequence, where
 the NCHW GEMM's tile writes a short run into each of hundreds of channel
 rows.  The fused epilogue runs on the accumulator vectors (the lanes are
 the channels of a block: a per-channel bias is one ``[b]`` load), no
-transpose.  Sums over K are blocked as in ``conv_gemm``: about 128 products
-from zero in registers, the block sums added to a tile (two levels when
+transpose.  Sums over K are blocked as in ``conv_gemm``: whole input blocks
+of at least 128 products from zero in registers, the block sums added to a tile (two levels when
 there are many), so the rounding error grows with the block length, not K.
 """
 
@@ -74,7 +74,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.graph import tensor_of
 from graphopt.dialects.loop import PrefetchOp
 from graphopt.lowering.compute_rules import elem_type, lowest, register_compute_rule, s_mac, s_max
-from graphopt.lowering.conv_gemm import TWO_LEVEL_BLOCKS, channel_block, idx_plus
+from graphopt.lowering.conv_gemm import BLOCK_PRODUCTS, TWO_LEVEL_BLOCKS, channel_block, idx_plus
 from graphopt.lowering.kernel_emitter import INDEX, KernelEmitter
 from graphopt.lowering.parallel_split import parallel_copy, split_panels
 from graphopt.lowering.register_tile import VectorEpilogue, store_from_tile, tile_value
@@ -176,9 +176,15 @@ PLANE_TILES = True
 #: Largest weight panel of a wide tile: every tile streams its panel from L2,
 #: next to the input (2048->512 @7: 512 KB + 400 KB of input, slower wide).
 WIDE_PANEL_BYTES = 256 * 1024
-#: Input channels of a block per straight-line step of a pointwise conv's
-#: inner loop (code size against loop overhead).
-UNROLL_CI = 4
+#: FMAs per straight-line step of the channel loop: a step runs the largest
+#: divisor of a block's channels whose FMAs (channels x the tile's vectors)
+#: fit (:func:`channels_per_step`), loop overhead against code size.  4 x 6
+#: (AVX-512) and 2 x 7 tiles: 4 channels a step, as before; 4 x 3 (AVX2): a
+#: whole 8-channel block, no 2-trip loop around it.  Measured, AVX2 build on
+#: Zen 4, warm, one thread, interleaved (4 -> 8 channels): 3x3 64 @56 2.28 ->
+#: 2.19 ms, 128 /2 @56 2.50 -> 2.31, 512 @7 2.34 -> 2.21, 1x1 2048->512 @7
+#: 1.02 -> 0.96; the 16 ResNet-50 convs 24.09 -> 23.31 ms.
+STEP_FMAS = 96
 #: f32 per cache line: the weight prefetch fetches a panel row's lines.
 LINE_FLOATS = 16
 #: Largest zero-padded input copy (a stack buffer), as in conv_gemm.
@@ -327,6 +333,24 @@ def band_rows(plan: NchwcPlan) -> int:
     return max(dividing) if dividing and 2 * max(dividing) >= max(fits) else max(fits)
 
 
+def accumulation_products(taps: int) -> int:
+    """Products per accumulation block, for ``taps`` products an input
+    block: whole input blocks of at least BLOCK_PRODUCTS.  A 3x3 conv's
+    8-channel block (AVX2) is 72 products: two of them, 144, as one
+    16-channel block (AVX-512), so both ISAs sum alike and the 4 x 3 tile's
+    864 FMAs a block no longer pay its add into the tile buffer (AVX2 build
+    on Zen 4, warm, one thread: 3x3 64 @56 2.16 -> 2.09 ms, 512 @7 2.26 ->
+    2.23; the 7x7 stem's three NCHW channels one block, 2.26 -> 2.20;
+    ResNet-50 77.0 -> 76.4 ms)."""
+    return -(-BLOCK_PRODUCTS // taps) * taps
+
+
+def channels_per_step(channels: int, fmas_per_channel: int) -> int:
+    """Channels of a block per straight-line step of the inner loop: the
+    most that divide the block within STEP_FMAS FMAs (at least one)."""
+    return max(d for d in range(1, channels + 1) if channels % d == 0 and (d == 1 or d * fmas_per_channel <= STEP_FMAS))
+
+
 def strip_tile_count(full_tiles: int, mr: int) -> int:
     """Tiles per strip of a flat plane: about STRIP_PIXELS, a divisor of
     the plane's full tiles when one is within a half of that (the strips
@@ -432,8 +456,8 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
     x_flat = _collapsed_pixels(em, x) if plan.collapsed else None
     mr, nb, nr = plan.mr, plan.nb, plan.nb * lanes
     taps = plan.kh * plan.kw * plan.cl
-    # Input blocks per accumulation block (about 128 products).
-    cbk = channel_block(plan.cb, taps)
+    # Input blocks per accumulation block (:func:`accumulation_products`).
+    cbk = channel_block(plan.cb, taps, accumulation_products(taps))
     nblocks = -(-plan.cb // cbk)
     epilogue_v = VectorEpilogue.plan(conv, root, em.sources, (4,))
     # The register tile goes through a stack tile when block sums add up
@@ -528,12 +552,12 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
         """The accumulators over input blocks ``ib0 .. ib0 + count``, each
         weight row prefetching as ``ahead`` (:func:`prefetch_lanes`) says.
 
-        A pointwise conv runs the block's channels UNROLL_CI at a time
-        straight; a conv with more taps loops over the channels and runs
+        A pointwise conv runs the block's channels a step at a time
+        straight (:func:`channels_per_step`); a conv with more taps loops over the channels and runs
         each kernel row's taps straight (an NCHW input has no channels), or
         with ``taps_straight`` off (16 registers: a row's taps straight share
         their broadcast pixels at stride 1, more than the registers hold)
-        loops over the taps and runs each tap's channels UNROLL_CI at a time
+        loops over the taps and runs each tap's channels a step at a time
         straight (an NCHW input: one tap a step).
 
         Each step loads the tile's weight vectors and broadcasts its pixels
@@ -542,21 +566,22 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
         registers: 3 broadcasts + 1 weight + 12 accumulators), a weight
         against every pixel's broadcast (the broadcasts live)."""
         pointwise = plan.kh * plan.kw == 1
+        ci_step = channels_per_step(plan.cl, rows * nvec)
         if plan.cl == 1:
             names, extents, unroll = ("ib", "ky", "kx"), [count, plan.kh, plan.kw], (False, False, plan.taps_straight)
         elif pointwise:
-            names, extents, unroll = ("ib", "c4", "c1"), [count, plan.cl // UNROLL_CI, UNROLL_CI], (False, False, True)
+            names, extents, unroll = ("ib", "c4", "c1"), [count, plan.cl // ci_step, ci_step], (False, False, True)
         elif plan.taps_straight:
             names, extents, unroll = ("ib", "ky", "ci", "kx"), [count, plan.kh, plan.cl, plan.kw], (False,) * 3 + (True,)
         else:
             names = ("ib", "ky", "kx", "c4", "c1")
-            extents, unroll = [count, plan.kh, plan.kw, plan.cl // UNROLL_CI, UNROLL_CI], (False,) * 4 + (True,)
+            extents, unroll = [count, plan.kh, plan.kw, plan.cl // ci_step, ci_step], (False,) * 4 + (True,)
 
         def body(ivs, accs):
             iv = dict(zip(names, ivs))
             ib = em.idx_add(ib0, iv["ib"])
             ky, kx = iv.get("ky", em.index(0)), iv.get("kx", em.index(0))
-            ci = em.idx_add(em.idx_mul(iv["c4"], UNROLL_CI), iv["c1"]) if "c4" in iv else iv.get("ci", em.index(0))
+            ci = em.idx_add(em.idx_mul(iv["c4"], ci_step), iv["c1"]) if "c4" in iv else iv.get("ci", em.index(0))
             iy = None
             if oy is not None:
                 local = oy if origin is None else em.pure(arith.SubiOp, (oy, origin), INDEX)

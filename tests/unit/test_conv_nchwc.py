@@ -172,6 +172,21 @@ def test_register_tiles_come_from_the_target(cpu) -> None:
             assert nb * mr + min(nb, mr) + 1 <= regs, (regs, nb, mr)
 
 
+def test_inner_steps_and_accumulation_blocks() -> None:
+    """A straight step holds at most STEP_FMAS FMAs of whole channels (the
+    4 x 3 AVX2 tile: the whole 8-channel block; 4 x 6 and 2 x 7: 4 of 16);
+    an accumulation block is whole input blocks of at least 128 products, so
+    a 3x3 conv sums 144 a block with 8 or 16 channels a block alike."""
+    assert conv_nchwc.channels_per_step(8, 12) == 8
+    assert conv_nchwc.channels_per_step(16, 24) == 4
+    assert conv_nchwc.channels_per_step(16, 14) == 4
+    assert conv_nchwc.channels_per_step(16, 200) == 1
+    assert conv_nchwc.channels_per_step(8, 4) == 8  # a 4 x 1 tail tile
+    assert conv_nchwc.accumulation_products(9 * 8) == conv_nchwc.accumulation_products(9 * 16) == 144
+    assert conv_nchwc.accumulation_products(8) == conv_nchwc.accumulation_products(16) == 128
+    assert conv_nchwc.accumulation_products(49) == 147  # the NCHW stem's 7x7 taps: three input channels
+
+
 def test_row_tiles_balance_a_short_remainder() -> None:
     assert conv_nchwc.row_tiles(56, 7) == (8, ())
     assert conv_nchwc.row_tiles(56, 3) == (18, (2,))

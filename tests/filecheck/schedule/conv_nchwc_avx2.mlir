@@ -4,18 +4,21 @@
 // 8 channels, and a register tile for 16 ymm registers, 4 blocks x 3 pixels
 // (12 accumulators).  The 64 output channels make two panels of 32 (4
 // blocks), the weights packed at compile time as [panel, input block, ky,
-// kx, ci, 32].  The taps run in loops (ky, kx) and each tap's 8 channels in
-// two steps of 4 straight (a row's taps straight would share broadcast
-// pixels at stride 1, more live values than 16 registers hold); a step
-// broadcasts the tile's 3 pixels, then takes the 4 weight vectors one at a
-// time, each against the 3 broadcasts (3 + 1 + 12 registers).
+// kx, ci, 32].  An accumulation block is two input blocks (2 x 72 = 144
+// products, as one 16-channel block with AVX-512), in a loop; the taps run
+// in loops (ky, kx) and each tap's 8 channels straight, 96 FMAs (a row's
+// taps straight would share broadcast pixels at stride 1, more live values
+// than 16 registers hold); a channel broadcasts the tile's 3 pixels, then
+// takes the 4 weight vectors one at a time, each against the 3 broadcasts
+// (3 + 1 + 12 registers).
 
 // CHECK:       "memref.global"() <{sym_name = "[[PACKED:.*]]", type = memref<2x8x3x3x8x32xf32>
 // CHECK-LABEL: func.func private @c3_k{{[0-9]+}}_conv2d_nchwc
 // CHECK-SAME:  (%[[X:.*]]: memref<1x8x7x7x8xf32>, %[[P:.*]]: memref<2x8x3x3x8x32xf32>, %[[OUT:.*]]: memref<1x8x7x7x8xf32>)
-// CHECK:       scf.for %[[KY:.*]] = {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK:       scf.for %[[IB:.*]] = {{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK:       scf.for %[[KY:.*]] = {{.*}} iter_args
 // CHECK:       scf.for %[[KX:.*]] = {{.*}} iter_args
-// CHECK:       scf.for %[[C4:.*]] = {{.*}} iter_args
+// CHECK-NOT:   scf.for
 // CHECK:       %[[B0:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
 // CHECK:       %[[B1:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
 // CHECK:       %[[B2:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
