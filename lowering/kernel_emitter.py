@@ -99,6 +99,7 @@ from graphopt.lowering import parallel_split
 from graphopt.lowering.op_builder import attach, build, with_defaults
 from graphopt.lowering.stream_prefetch import chunk_elements, prefetch_streams
 from graphopt.lowering.to_llvm.parallel import region_root
+from graphopt.lowering.to_llvm.cf import set_loop_hints
 
 
 class LoweringError(errors.LoweringError):
@@ -632,6 +633,8 @@ class KernelEmitter:
             if k == len(order) - 1:
                 self._innermost = (scope.block.args[0], shape[order[k]])
                 innermost.append(for_op)
+                if shape[order[k]] in SHORT_VECTOR_TRIPS and isinstance(for_op, scf.ForOp):
+                    set_loop_hints(for_op, ("vectorize.enable",))
             with self.at(scope):
                 level(k + 1)
             self._close_loop(for_op, scope, ())
@@ -701,6 +704,17 @@ _INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int | None]] = {
 """Index arithmetic ``emit`` folds when every operand is in ``constant_of``."""
 
 INDEX = IndexType()
+
+
+#: Innermost trip counts whose loop of a generic nest is marked for LLVM's
+#: loop vectoriser.  It leaves loops of fewer than 16 iterations scalar when
+#: their pointers may alias (no kernel argument is ``noalias``: in-place
+#: kernels), so a copy over an NCHWc block of 8 floats (AVX2) or 4 (NEON)
+#: moved a float at a time; forced, it keeps its runtime alias check (an
+#: in-place kernel takes the scalar loop) and moves a vector.  Measured,
+#: AVX2 build on Zen 4: a 32x56x56x8 -> 28x28 slice 8 vmovss -> one vmovups a
+#: pixel; ResNet-50 (its strided slices) 75.9 -> 75.7 ms.
+SHORT_VECTOR_TRIPS = (4, 8, 12)
 
 
 @functools.lru_cache(maxsize=4096)

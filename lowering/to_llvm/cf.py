@@ -32,6 +32,7 @@ _HINTS = "llvm.loop_hints"
 LOOP_HINTS = {
     "unroll.full": '!"llvm.loop.unroll.full"',
     "vectorize.disable": '!"llvm.loop.vectorize.enable", i1 false',
+    "vectorize.enable": '!"llvm.loop.vectorize.enable", i1 true',
     # Not LLVM's: the function is optimised with LLVM's loop unrolling
     # (runtime/llvm_optimizer); LLVM ignores the unknown loop property.
     "llvm-unroll": '!"graphopt.llvm_unroll"',
@@ -104,7 +105,7 @@ class ForLowering(convert_scf_to_cf.ForLowering):
             return
         hints = loop_hints(op)
         if "vectorize.disable" not in hints and self._has_scalar_maxnum(op):
-            hints += ("vectorize.disable",)
+            hints = (*(h for h in hints if h != "vectorize.enable"), "vectorize.disable")
         header, init = op.body.first_block, op.parent_block()
         super().match_and_rewrite(op, rewriter)
         for use in header.uses if hints and header is not None else ():

@@ -109,6 +109,7 @@ PREFETCH_CASES = [
     (512, 128, 7, 1, 1, 0, True, 2),  # a panel one strip: on into the next panel
     (64, 64, 7, 3, 1, 1, True, 1),  # 3x3, a panel one strip
     (64, 64, 12, 3, 1, 1, True, 2),  # 3x3 in strips of rows, wrapping in the panel
+    (128, 128, 10, 1, 1, 0, True, 2),  # one-tile strips (AVX2: only the next panel's weights, a share a strip)
 ]
 
 
@@ -274,6 +275,27 @@ def test_layout_pass_preserves_semantics(cpu) -> None:
     assert conv.block_size == lanes(cpu)
     xs = rand(1, 16, 8, 8)
     check_layout_pass(before, m, xs, cpu, threads=(1, 2))
+
+
+@pytest.mark.parametrize("cpu", CPUS)
+@pytest.mark.parametrize("size,stride", [(14, 2), (9, 2), (10, 3)])
+def test_layout_pass_subsamples_strided_pointwise_convs(cpu, size, stride) -> None:
+    """A strided 1x1 conv reads a slice of its blocked input (steps of the
+    stride, an odd size's last pixel included) at stride 1; a residual add
+    on its output stays blocked."""
+    b = GraphBuilder("f")
+    x = b.input((1, 16, size, size))
+    c = b.constant
+    y = b.relu(b.conv2d(x, c(rand(32, 16, 3, 3) * 0.1), (1, 1), (1, 1, 1, 1)))
+    z = b.conv2d(y, c(rand(64, 32, 1, 1) * 0.1), (stride, stride))
+    m = b.build(b.relu(b.add(z, b.conv2d(z, c(rand(64, 64, 1, 1) * 0.1)))))
+    before = m.clone()
+    run_pipeline(with_target(m, cpu), "layout-nchwc{min-macs-per-reordered=0}")
+    convs = [op for op in m.walk() if isinstance(op, graph.Conv2dNchwcOp)]
+    assert len(convs) == 3 and all(op.stride_values == (1, 1) for op in convs)
+    (sliced,) = [op for op in m.walk() if isinstance(op, graph.SliceOp)]
+    assert sliced.results[0] is convs[1].input
+    check_layout_pass(before, m, rand(1, 16, size, size), cpu, threads=(1, 2))
 
 
 @pytest.mark.parametrize("cpu", CPUS)

@@ -130,3 +130,17 @@ func.func @dense(%x: tensor<1x32x6x6xf32>) -> tensor<1x32x6x6xf32> {
   %d = graph.conv2d %j, %w1 {strides = array<i64: 1, 1>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x48x6x6xf32>, tensor<32x48x1x1xf32>) -> tensor<1x32x6x6xf32>
   func.return %d : tensor<1x32x6x6xf32>
 }
+
+// A strided 1x1 conv (ResNet's projection) reads its pixels through a
+// slice of the blocked input, steps of the stride, and runs at stride 1.
+// CHECK-LABEL: func.func @projection
+// CHECK:       %[[A:.*]] = graph.conv2d_nchwc %{{.*}}, %{{.*}} {{.*}} -> tensor<1x2x7x7x16xf32>
+// CHECK:       %[[S:.*]] = graph.slice %[[A]] {starts = array<i64: 0, 0>, ends = array<i64: 7, 7>, axes = array<i64: 2, 3>, steps = array<i64: 2, 2>} : (tensor<1x2x7x7x16xf32>) -> tensor<1x2x4x4x16xf32>
+// CHECK:       graph.conv2d_nchwc %[[S]], %{{.*}} {strides = array<i64: 1, 1>, {{.*}}} : (tensor<1x2x4x4x16xf32>, tensor<64x32x1x1xf32>) -> tensor<1x4x4x4x16xf32>
+func.func @projection(%x: tensor<1x32x7x7xf32>) -> tensor<1x64x4x4xf32> {
+  %w0 = graph.constant splat 0.5 : tensor<32x32x3x3xf32>
+  %a = graph.conv2d %x, %w0 {strides = array<i64: 1, 1>, padding = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x7x7xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x7x7xf32>
+  %w1 = graph.constant splat 0.25 : tensor<64x32x1x1xf32>
+  %p = graph.conv2d %a, %w1 {strides = array<i64: 2, 2>, padding = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, groups = 1 : i64} : (tensor<1x32x7x7xf32>, tensor<64x32x1x1xf32>) -> tensor<1x64x4x4xf32>
+  func.return %p : tensor<1x64x4x4xf32>
+}
