@@ -334,9 +334,10 @@ def _subsampled(x: SSAValue, stride: tuple[int, int], conv: Operation) -> SSAVal
     at stride 1: its micro-kernel runs over a dense plane, every output panel
     streaming a quarter of the input (ResNet's 256->512 /2 @56: 3.2 MB of
     lines from L3 per panel, half of each line unused with 8-channel
-    blocks) instead of the whole.  Measured, Zen 4, one thread, ResNet-50:
-    the three projection convs 6.2 -> 5.7 ms with their slices 0.3 ms;
-    the model 75.1 -> 74.4 ms (AVX-512 build), 76.4 -> 76.0 (AVX2)."""
+    blocks) instead of the whole.  Measured, Zen 4, one thread, ResNet-50
+    (interleaved, two pairs each): the model 74.8 -> 74.5 ms (AVX-512 build),
+    75.8 -> 75.5 (AVX2 build; its three projection convs chained 6.2 -> 5.7
+    ms, their slices 0.3)."""
     h, w = tensor_of(x).get_shape()[2:4]
     sliced = graph.SliceOp(x, (0, 0), (h, w), (2, 3), stride)
     Rewriter.insert_op(sliced, InsertPoint.before(conv))
