@@ -52,9 +52,10 @@ pixel) and writes whole lines of the output and residual, in sequence, where
 the NCHW GEMM's tile writes a short run into each of hundreds of channel
 rows.  The fused epilogue runs on the accumulator vectors (the lanes are
 the channels of a block: a per-channel bias is one ``[b]`` load), no
-transpose.  Sums over K are blocked as in ``conv_gemm``: whole input blocks
-of at least 128 products from zero in registers, the block sums added to a tile (two levels when
-there are many), so the rounding error grows with the block length, not K.
+transpose.  Sums over K are blocked as in ``conv_gemm``: whole input
+blocks of at least 128 products from zero in registers, the block sums
+added to a tile (two levels when there are many), so the rounding error
+grows with the block length, not K.
 """
 
 from __future__ import annotations
@@ -562,12 +563,12 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
         weight row prefetching as ``ahead`` (:func:`prefetch_lanes`) says.
 
         A pointwise conv runs the block's channels a step at a time
-        straight (:func:`channels_per_step`); a conv with more taps loops over the channels and runs
-        each kernel row's taps straight (an NCHW input has no channels), or
-        with ``taps_straight`` off (16 registers: a row's taps straight share
-        their broadcast pixels at stride 1, more than the registers hold)
-        loops over the taps and runs each tap's channels a step at a time
-        straight (an NCHW input: one tap a step).
+        straight (:func:`channels_per_step`); a conv with more taps loops
+        over the channels and runs each kernel row's taps straight (an NCHW
+        input has no channels), or with ``taps_straight`` off (16 registers:
+        a row's taps straight share their broadcast pixels at stride 1, more
+        than the registers hold) loops over the taps and runs each tap's
+        channels a step at a time straight (an NCHW input: one tap a step).
 
         Each step loads the tile's weight vectors and broadcasts its pixels
         into FMAs: a pixel's broadcast against every weight (the weights
