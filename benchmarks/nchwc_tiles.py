@@ -3,7 +3,7 @@ conv (bias and relu fused, its input already blocked) compiled for one
 target with each tile variant, checked against a float64 conv, and timed
 interleaved in one process (CPU time per call at one thread, medians).
 
-A variant names the tiles of the target's register file (conv_nchwc.TILES)
+A variant names the tiles of the target's register file (graphopt.lowering.nchwc_tiles.TILES)
 as ``WIDE/NARROW``: ``4x3/2x6`` is a wide tile of 4 blocks x 3 pixels and a
 narrow one of 2 blocks x 6 pixels (``2x7,8``: 7 pixels where they divide
 the row, else 8); a third part of flags: ``c`` runs a tap's channels
@@ -32,7 +32,8 @@ import numpy as np  # noqa: E402
 
 import graphopt  # noqa: E402
 from graphopt.frontends.builder import GraphBuilder  # noqa: E402
-from graphopt.lowering import conv_nchwc, depthwise_nchwc  # noqa: E402
+from graphopt.lowering import depthwise_nchwc  # noqa: E402
+from graphopt.lowering import nchwc_tiles as tiles  # noqa: E402
 from graphopt.target import Target  # noqa: E402
 
 RNG = np.random.default_rng(0)
@@ -51,13 +52,13 @@ SHAPES = {
 }  # fmt: skip
 
 
-def parse_variant(text: str) -> conv_nchwc.RegisterTiles:
+def parse_variant(text: str) -> tiles.RegisterTiles:
     wide, narrow, *order = text.split("/")
     wb, wp = (int(v) for v in wide.split("x"))
     nb, npx = narrow.split("x")
     flags = "".join(order)
     pixels = tuple(int(p) for p in npx.split(","))
-    return conv_nchwc.RegisterTiles((wb, wp), int(nb), pixels, taps_straight="c" not in flags, prefetch_alone="q" not in flags)
+    return tiles.RegisterTiles((wb, wp), int(nb), pixels, taps_straight="c" not in flags, prefetch_alone="q" not in flags)
 
 
 def conv_model(c, o, size, k, s, p, lanes, depthwise):
@@ -101,16 +102,16 @@ def main() -> None:
         m, x, flops = conv_model(*shape, lanes, depthwise)
         fns, outs = [], []
         for v in variants:
-            saved = (dict(conv_nchwc.TILES), depthwise_nchwc.TILE_PIXELS, depthwise_nchwc.MIN_TILE_PIXELS)
+            saved = (dict(tiles.TILES), depthwise_nchwc.TILE_PIXELS, depthwise_nchwc.MIN_TILE_PIXELS)
             try:
                 if depthwise:
                     depthwise_nchwc.TILE_PIXELS, depthwise_nchwc.MIN_TILE_PIXELS = int(v), 1
                 elif v != "current":
-                    conv_nchwc.TILES[regs] = parse_variant(v)
+                    tiles.TILES[regs] = parse_variant(v)
                 fn = graphopt.compile(m, opt_level=2, num_threads=1, target=target)["f"]
             finally:
-                conv_nchwc.TILES.clear()
-                conv_nchwc.TILES.update(saved[0])
+                tiles.TILES.clear()
+                tiles.TILES.update(saved[0])
                 depthwise_nchwc.TILE_PIXELS, depthwise_nchwc.MIN_TILE_PIXELS = saved[1:]
             fns.append(fn)
             outs.append(fn(x))

@@ -19,7 +19,7 @@ from graphopt.dialects import graph
 from graphopt.dialects.graph import tensor_of
 from graphopt.dialects.loop import PrefetchOp
 from graphopt.frontends.builder import GraphBuilder
-from graphopt.lowering import conv_nchwc
+from graphopt.lowering import conv_nchwc, nchwc_tiles
 from graphopt.runtime.compile import run_pipeline
 from graphopt.runtime.reference import interpret
 from graphopt.testing.gradcheck import build_module, check_vjp
@@ -168,7 +168,7 @@ def test_register_tiles_come_from_the_target(cpu) -> None:
         assert (pointwise.nb, pointwise.mr, three.nb, three.mr) == (4, 3, 4, 3) and not three.taps_straight
     else:
         assert (pointwise.nb, pointwise.mr, three.nb, three.mr) == (4, 6, 2, 7) and three.taps_straight
-    for regs, tiles in [*conv_nchwc.TILES.items(), (8, conv_nchwc.register_tiles(target("haswell"), 16))]:
+    for regs, tiles in [*nchwc_tiles.TILES.items(), (8, nchwc_tiles.register_tiles(target("haswell"), 16))]:
         for nb, mr in [tiles.wide, *((tiles.narrow_blocks, r) for r in tiles.narrow_pixels)]:
             assert nb * mr + min(nb, mr) + 1 <= regs, (regs, nb, mr)
 
@@ -178,24 +178,24 @@ def test_inner_steps_and_accumulation_blocks() -> None:
     4 x 3 AVX2 tile: the whole 8-channel block; 4 x 6 and 2 x 7: 4 of 16);
     an accumulation block is whole input blocks of at least 128 products, so
     a 3x3 conv sums 144 a block with 8 or 16 channels a block alike."""
-    assert conv_nchwc.channels_per_step(8, 12) == 8
-    assert conv_nchwc.channels_per_step(16, 24) == 4
-    assert conv_nchwc.channels_per_step(16, 14) == 4
-    assert conv_nchwc.channels_per_step(16, 200) == 1
-    assert conv_nchwc.channels_per_step(8, 4) == 8  # a 4 x 1 tail tile
-    assert conv_nchwc.accumulation_products(9 * 8) == conv_nchwc.accumulation_products(9 * 16) == 144
-    assert conv_nchwc.accumulation_products(8) == conv_nchwc.accumulation_products(16) == 128
-    assert conv_nchwc.accumulation_products(49) == 147  # the NCHW stem's 7x7 taps: three input channels
+    assert nchwc_tiles.channels_per_step(8, 12) == 8
+    assert nchwc_tiles.channels_per_step(16, 24) == 4
+    assert nchwc_tiles.channels_per_step(16, 14) == 4
+    assert nchwc_tiles.channels_per_step(16, 200) == 1
+    assert nchwc_tiles.channels_per_step(8, 4) == 8  # a 4 x 1 tail tile
+    assert nchwc_tiles.accumulation_products(9 * 8) == nchwc_tiles.accumulation_products(9 * 16) == 144
+    assert nchwc_tiles.accumulation_products(8) == nchwc_tiles.accumulation_products(16) == 128
+    assert nchwc_tiles.accumulation_products(49) == 147  # the NCHW stem's 7x7 taps: three input channels
 
 
 def test_row_tiles_balance_a_short_remainder() -> None:
-    assert conv_nchwc.row_tiles(56, 7) == (8, ())
-    assert conv_nchwc.row_tiles(56, 3) == (18, (2,))
-    assert conv_nchwc.row_tiles(7, 3) == (1, (2, 2))
-    assert conv_nchwc.row_tiles(9, 8) == (0, (5, 4))
-    assert conv_nchwc.row_tiles(2, 3) == (0, (2,))
-    assert conv_nchwc.strip_tile_count(522, 6) == 18  # 56x56 in tiles of 6: 29 strips of 18 tiles, then the last
-    assert conv_nchwc.strip_tile_count(7, 6) == 16  # no divisor near: strips of 16
+    assert nchwc_tiles.row_tiles(56, 7) == (8, ())
+    assert nchwc_tiles.row_tiles(56, 3) == (18, (2,))
+    assert nchwc_tiles.row_tiles(7, 3) == (1, (2, 2))
+    assert nchwc_tiles.row_tiles(9, 8) == (0, (5, 4))
+    assert nchwc_tiles.row_tiles(2, 3) == (0, (2,))
+    assert nchwc_tiles.strip_tile_count(522, 6) == 18  # 56x56 in tiles of 6: 29 strips of 18 tiles, then the last
+    assert nchwc_tiles.strip_tile_count(7, 6) == 16  # no divisor near: strips of 16
 
 
 BAND_CASES = [
