@@ -712,8 +712,8 @@ INDEX = IndexType()
 #: kernels), so a copy over an NCHWc block of 8 floats (AVX2) or 4 (NEON)
 #: moved a float at a time; forced, it keeps its runtime alias check (an
 #: in-place kernel takes the scalar loop) and moves a vector.  Measured,
-#: AVX2 build on Zen 4: a 32x56x56x8 -> 28x28 slice 8 vmovss -> one vmovups a
-#: pixel; ResNet-50 (its strided slices) 75.9 -> 75.7 ms.
+#: AVX2 build on Zen 4: ResNet-50's 32x56x56x8 -> 28x28 slice 8 vmovss ->
+#: one vmovups a pixel, 0.078 -> 0.037 ms warm (``kernel_profile.py``).
 SHORT_VECTOR_TRIPS = (4, 8, 12)
 
 
