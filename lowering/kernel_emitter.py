@@ -98,8 +98,8 @@ from graphopt.dialects.graph import FLOAT_TYPES, GraphOp
 from graphopt.lowering import parallel_split
 from graphopt.lowering.op_builder import attach, build, with_defaults
 from graphopt.lowering.stream_prefetch import chunk_elements, prefetch_streams
-from graphopt.lowering.to_llvm.parallel import region_root
 from graphopt.lowering.to_llvm.cf import set_loop_hints
+from graphopt.lowering.to_llvm.parallel import region_root
 
 
 class LoweringError(errors.LoweringError):
@@ -633,8 +633,6 @@ class KernelEmitter:
             if k == len(order) - 1:
                 self._innermost = (scope.block.args[0], shape[order[k]])
                 innermost.append(for_op)
-                if shape[order[k]] in SHORT_VECTOR_TRIPS and isinstance(for_op, scf.ForOp):
-                    set_loop_hints(for_op, ("vectorize.enable",))
             with self.at(scope):
                 level(k + 1)
             self._close_loop(for_op, scope, ())
@@ -651,6 +649,10 @@ class KernelEmitter:
                 isinstance(o, scf.ParallelOp) for o in inner
             ):
                 self._serial_when_small(_to_parallel(for_op))
+        if shape and shape[order[-1]] in SHORT_VECTOR_TRIPS:
+            for for_op in innermost:
+                if isinstance(for_op, scf.ForOp) and for_op.parent is not None and _plain_body(for_op):
+                    set_loop_hints(for_op, ("vectorize.enable",))
 
     def _parallel_level(self, extents: Sequence[int]) -> int | None:
         """The loop of a nest run in parallel: the outermost but the innermost
@@ -706,8 +708,8 @@ _INDEX_FOLDS: dict[type[Operation], Callable[[int, int], int | None]] = {
 INDEX = IndexType()
 
 
-#: Innermost trip counts whose loop of a generic nest is marked for LLVM's
-#: loop vectoriser.  It leaves loops of fewer than 16 iterations scalar when
+#: Innermost trip counts whose loop of a generic nest (its body plain: loads,
+#: stores, arithmetic) is marked for LLVM's loop vectoriser.  It leaves loops of fewer than 16 iterations scalar when
 #: their pointers may alias (no kernel argument is ``noalias``: in-place
 #: kernels), so a copy over an NCHWc block of 8 floats (AVX2) or 4 (NEON)
 #: moved a float at a time; forced, it keeps its runtime alias check (an
@@ -715,6 +717,13 @@ INDEX = IndexType()
 #: AVX2 build on Zen 4: ResNet-50's 32x56x56x8 -> 28x28 slice 8 vmovss ->
 #: one vmovups a pixel, 0.078 -> 0.037 ms warm (``kernel_profile.py``).
 SHORT_VECTOR_TRIPS = (4, 8, 12)
+
+
+def _plain_body(loop: scf.ForOp) -> bool:
+    """A loop body of loads, stores and arithmetic only: LLVM vectorises it
+    when asked (a nested loop, a branch or a call would leave the request
+    unmet, and LLVM warns on stderr)."""
+    return all(type(op) is scf.YieldOp or op.name.split(".")[0] in ("arith", "memref") for op in loop.body.walk())
 
 
 @functools.lru_cache(maxsize=4096)
