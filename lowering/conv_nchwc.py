@@ -601,17 +601,16 @@ def emit_nchwc(em: KernelEmitter, plan: NchwcPlan, root: SSAValue, out: SSAValue
         """Strip ``s`` of ``count`` one-tile strips of panel ``p`` prefetches
         its share of the next panel's weight lines (the last panel: its own
         last lines, already there; PANEL_AHEAD)."""
-        _, cbs, kh, kw, cls, nrs = plan.packed.type.get_shape()  # type: ignore[union-attr]
-        per_row = -(-nrs // LINE_FLOATS)
-        lines = cbs * kh * kw * cls * per_row
+        per_row = -(-nr // LINE_FLOATS)
+        lines = plan.cb * plan.kh * plan.kw * plan.cl * per_row
         share = -(-lines // count)
         nxt = em.pure(arith.MinSIOp, (idx_plus(em, p, 1), em.index(panels - 1)), INDEX)
         for j in range(share):
             line = em.pure(arith.MinSIOp, (idx_plus(em, em.idx_mul(s, share), j), em.index(lines - 1)), INDEX)
             row, lane = em.idx_div(line, per_row), em.idx_mul(em.idx_rem(line, per_row), LINE_FLOATS)
-            ci, rest = em.idx_rem(row, cls), em.idx_div(row, cls)
-            kx, rest = em.idx_rem(rest, kw), em.idx_div(rest, kw)
-            ky, ib = em.idx_rem(rest, kh), em.idx_div(rest, kh)
+            ci, rest = em.idx_rem(row, plan.cl), em.idx_div(row, plan.cl)
+            kx, rest = em.idx_rem(rest, plan.kw), em.idx_div(rest, plan.kw)
+            ky, ib = em.idx_rem(rest, plan.kh), em.idx_div(rest, plan.kh)
             em.emit_here(PrefetchOp(plan.packed, [nxt, ib, ky, kx, ci, lane], PREFETCH_LOCALITY))
 
     def rows_of(n, p, nvec: int, oy0: SSAValue, out_rows: int) -> None:

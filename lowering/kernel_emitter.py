@@ -709,9 +709,9 @@ INDEX = IndexType()
 
 
 #: Innermost trip counts whose loop of a generic nest (its body plain: loads,
-#: stores, arithmetic) is marked for LLVM's loop vectoriser.  It leaves loops of fewer than 16 iterations scalar when
-#: their pointers may alias (no kernel argument is ``noalias``: in-place
-#: kernels), so a copy over an NCHWc block of 8 floats (AVX2) or 4 (NEON)
+#: stores, arithmetic) is marked for LLVM's loop vectoriser.  It leaves loops
+#: of fewer than 16 iterations scalar when their pointers may alias (no
+#: kernel argument is ``noalias``: in-place kernels), so a copy over an NCHWc block of 8 floats (AVX2) or 4 (NEON)
 #: moved a float at a time; forced, it keeps its runtime alias check (an
 #: in-place kernel takes the scalar loop) and moves a vector.  Measured,
 #: AVX2 build on Zen 4: ResNet-50's 32x56x56x8 -> 28x28 slice 8 vmovss ->
